@@ -1,0 +1,51 @@
+# latent-nats: bounded NATS JetStream triggers on a raw-protocol client core.
+#
+#   make test    every test (unit, property, fuzz corpora, conformance against
+#                the pinned broker) with the race detector, plus gofmt, go vet
+#                and staticcheck
+#   make demo    the main job against a broker it starts itself
+#   make fuzz    each fuzz target for FUZZTIME (default 30s)
+#   make bench   the benchmarks (see docs/BENCHMARKS.md)
+#   make broker  build the pinned nats-server into .cache/
+
+GO        ?= go
+FUZZTIME  ?= 30s
+CACHE     := $(CURDIR)/.cache
+BROKER    := $(CACHE)/nats-server-v2.14.6
+export LATENT_NATS_SERVER := $(BROKER)
+
+.PHONY: test lint unit fuzz bench broker demo clean
+
+test: lint broker unit
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+	@if $(GO) list -deps -test ./... | grep -q '^github.com/nats-io/nats.go'; then \
+	  echo "the main module's package graph contains nats.go"; exit 1; fi
+
+broker: $(BROKER)
+
+$(BROKER): go.mod go.sum
+	@mkdir -p $(CACHE)
+	$(GO) build -o $@ github.com/nats-io/nats-server/v2
+
+unit:
+	$(GO) test -race -count=1 -timeout 12m ./...
+
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+demo: broker
+	@echo "make demo arrives with the trigger runtime (see README)"; exit 1
+
+clean:
+	rm -rf $(CACHE)
