@@ -1,0 +1,308 @@
+package broker
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Broker is one nats-server process with its directory. Its methods are
+// safe for concurrent use; lifecycle calls (Stop, Restart, Kill, Close) are
+// serialised.
+type Broker struct {
+	opts     Options
+	bin      string
+	dir      string
+	pki      *pki
+	identity *identity
+	ring     *logRing
+
+	mu     sync.Mutex
+	proc   *process // nil when not running
+	addr   netip.AddrPort
+	closed bool
+}
+
+// Start creates the broker's directory, certificates, operator and
+// accounts, starts nats-server and returns once it is ready to accept
+// clients. ctx bounds finding or building the binary and the start; on any
+// error nothing is left behind.
+func Start(ctx context.Context, opts Options) (*Broker, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	bin := opts.Binary
+	if bin == "" {
+		var err error
+		if bin, err = ServerBinary(ctx); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := os.MkdirTemp(opts.Dir, "latent-broker-")
+	if err != nil {
+		return nil, fmt.Errorf("broker: temporary directory: %w", err)
+	}
+	b := &Broker{opts: opts, bin: bin, dir: dir, ring: &logRing{}}
+	if err := b.prepare(); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := b.launch(ctx, -1); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	return b, nil
+}
+
+// prepare generates the certificates and identities and writes the files.
+func (b *Broker) prepare() error {
+	var err error
+	if b.pki, err = newPKI(b.opts.serverName(), time.Now()); err != nil {
+		return err
+	}
+	if b.identity, err = newIdentity(b.opts.Tenants, b.opts.accountLimits()); err != nil {
+		return err
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{caFile, b.pki.caPEM},
+		{certFile, b.pki.certPEM},
+		{keyFile, b.pki.keyPEM},
+		{operatorFile, []byte(b.identity.operatorJWT)},
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(b.dir, f.name), f.data, 0o600); err != nil {
+			return fmt.Errorf("broker: writing %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// launch writes the configuration for port (-1: any free port), starts the
+// process and waits for it. The caller holds b.mu or owns b exclusively.
+func (b *Broker) launch(ctx context.Context, port int) error {
+	conf := renderConfig(configInput{dir: b.dir, port: port, opts: b.opts, identity: b.identity})
+	if err := os.WriteFile(filepath.Join(b.dir, configFile), conf, 0o600); err != nil {
+		return fmt.Errorf("broker: writing configuration: %w", err)
+	}
+	p, err := spawn(b.bin, b.dir, newLogSink(b.ring, b.opts.Log))
+	if err != nil {
+		return err
+	}
+	if err := p.waitReady(ctx); err != nil {
+		return err
+	}
+	addr := p.sink.listenAddr()
+	if port > 0 && int(addr.Port()) != port {
+		p.kill()
+		return ErrNotReady
+	}
+	b.proc, b.addr = p, addr
+	return nil
+}
+
+// Addr returns the client listener's address, 127.0.0.1 and the port
+// chosen at Start (kept by Restart).
+func (b *Broker) Addr() netip.AddrPort {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.addr
+}
+
+// ServerName returns the DNS name in the server certificate, the name a
+// client verifies and sends as SNI.
+func (b *Broker) ServerName() string { return b.opts.serverName() }
+
+// Handshake returns the listener's TLS mode.
+func (b *Broker) Handshake() HandshakeMode { return b.opts.handshake() }
+
+// RootCAs returns a new pool holding only the broker's CA.
+func (b *Broker) RootCAs() *x509.CertPool {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(b.pki.caPEM)
+	return pool
+}
+
+// CAPEM returns a copy of the CA certificate in PEM.
+func (b *Broker) CAPEM() []byte { return append([]byte(nil), b.pki.caPEM...) }
+
+// CAFile returns the path of the CA certificate in PEM (inside Dir).
+func (b *Broker) CAFile() string { return filepath.Join(b.dir, caFile) }
+
+// Dir returns the broker's directory; Close removes it.
+func (b *Broker) Dir() string { return b.dir }
+
+// StoreDir returns the JetStream store directory (inside Dir).
+func (b *Broker) StoreDir() string { return filepath.Join(b.dir, storeDir) }
+
+// Tenants returns the tenant names in the order given to Start.
+func (b *Broker) Tenants() []string {
+	names := make([]string, len(b.identity.tenants))
+	for i, a := range b.identity.tenants {
+		names[i] = a.name
+	}
+	return names
+}
+
+// AccountKey returns the public key of a tenant's account.
+func (b *Broker) AccountKey(tenant string) (string, error) {
+	acc, err := b.identity.tenant(tenant)
+	if err != nil {
+		return "", err
+	}
+	return acc.pub, nil
+}
+
+// SystemAccountKey returns the public key of the system account.
+func (b *Broker) SystemAccountKey() string { return b.identity.system.pub }
+
+// PID returns the server's process id, or 0 when it is not running.
+func (b *Broker) PID() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.proc == nil {
+		return 0
+	}
+	return b.proc.pid()
+}
+
+// Running reports whether the server process is running.
+func (b *Broker) Running() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.proc == nil {
+		return false
+	}
+	select {
+	case <-b.proc.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Logs returns a copy of the last MaxLogBytes bytes of the server's log,
+// across restarts.
+func (b *Broker) Logs() []byte { return b.ring.bytes() }
+
+// User mints a user of a tenant's account with the given permissions.
+func (b *Broker) User(tenant string, spec UserSpec) (Creds, error) {
+	acc, err := b.identity.tenant(tenant)
+	if err != nil {
+		return Creds{}, err
+	}
+	return mint(acc, tenant, spec)
+}
+
+// Admin mints a user of a tenant's account with full permissions, for
+// provisioning streams and consumers in tests and tools.
+func (b *Broker) Admin(tenant string) (Creds, error) {
+	acc, err := b.identity.tenant(tenant)
+	if err != nil {
+		return Creds{}, err
+	}
+	return mint(acc, tenant, UserSpec{Name: "admin"})
+}
+
+// System mints a user of the system account with full permissions.
+func (b *Broker) System() (Creds, error) {
+	return mint(b.identity.system, "", UserSpec{Name: "system"})
+}
+
+// UnknownAccountUser mints a user signed by a freshly generated account
+// the server does not know, so the server refuses it.
+func (b *Broker) UnknownAccountUser(spec UserSpec) (Creds, error) {
+	acc, err := newAccount(nil, "unknown", nil)
+	if err != nil {
+		return Creds{}, err
+	}
+	defer acc.kp.Wipe()
+	return mint(acc, "", spec)
+}
+
+// WriteCreds writes c in the .creds layout to a file called name (no path
+// separators) inside Dir, mode 0600, and returns its path. Close removes it.
+func (b *Broker) WriteCreds(name string, c Creds) (string, error) {
+	return writeCreds(b.dir, name, c)
+}
+
+// Stop shuts the server down gracefully (SIGTERM) and waits for it; if ctx
+// ends first the process is killed. The store is kept for Restart. Stopping
+// a broker that is not running does nothing.
+func (b *Broker) Stop(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	return b.stopLocked(ctx)
+}
+
+func (b *Broker) stopLocked(ctx context.Context) error {
+	if b.proc == nil {
+		return nil
+	}
+	p := b.proc
+	b.proc = nil
+	if !p.terminate(ctx.Done()) {
+		return fmt.Errorf("broker: graceful stop: %w", ctx.Err())
+	}
+	return nil
+}
+
+// Kill kills the server with SIGKILL, as a crash would, and waits until
+// the process is gone. The store is kept for Restart. Killing a broker that
+// is not running does nothing.
+func (b *Broker) Kill() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	if b.proc != nil {
+		b.proc.kill()
+		b.proc = nil
+	}
+	return nil
+}
+
+// Restart stops the server if it runs (gracefully, bounded by ctx) and
+// starts it again on the same port with the same store, accounts and
+// certificates.
+func (b *Broker) Restart(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	if err := b.stopLocked(ctx); err != nil {
+		return err
+	}
+	return b.launch(ctx, int(b.addr.Port()))
+}
+
+// Close stops the server (gracefully within StopGrace, then SIGKILL) and
+// removes the broker's directory with everything in it. It is idempotent.
+func (b *Broker) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	if b.proc != nil {
+		expire := make(chan struct{})
+		t := time.AfterFunc(StopGrace, func() { close(expire) })
+		b.proc.terminate(expire) // killed after the grace period; nothing is left
+		t.Stop()
+		b.proc = nil
+	}
+	return os.RemoveAll(b.dir)
+}

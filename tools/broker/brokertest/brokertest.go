@@ -1,0 +1,39 @@
+package brokertest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/latent-systems/latent-nats/tools/broker"
+)
+
+// StartTimeout bounds finding (or building, about 30 s cold) the binary and
+// starting the broker.
+const StartTimeout = 3 * time.Minute
+
+// Start starts a broker with opts (Dir defaults to t.TempDir()) and
+// registers a cleanup that closes it; when the test failed, the cleanup
+// logs the tail of the server's log first. Start fails the test at once if
+// the broker cannot start.
+func Start(t testing.TB, opts broker.Options) *broker.Broker {
+	t.Helper()
+	if opts.Dir == "" {
+		opts.Dir = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), StartTimeout)
+	defer cancel()
+	b, err := broker.Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("brokertest: starting the broker: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("brokertest: server log (last %d bytes at most):\n%s", broker.MaxLogBytes, b.Logs())
+		}
+		if err := b.Close(); err != nil {
+			t.Errorf("brokertest: closing the broker: %v", err)
+		}
+	})
+	return b
+}

@@ -1,0 +1,8 @@
+// Command broker starts the pinned nats-server for exploring by hand: a
+// handshake-first TLS listener on 127.0.0.1, an operator with one account
+// per tenant, and credential files for each tenant's admin user and the
+// system account. It prints how to reach it and keeps it until Ctrl-C, then
+// removes every file it wrote.
+//
+//	go run ./tools/broker/cmd/broker -tenants demo,other -handshake first
+package main

@@ -1,0 +1,44 @@
+// Package broker runs the pinned nats-server (v2.14.6, the version go.mod
+// pins as a tool) as a separate process on 127.0.0.1 for tests and for
+// exploring by hand; it refuses to be anything else: no other address, no
+// plaintext-only mode, no shared state between brokers, and no use by the
+// core packages.
+//
+// A broker is one child process with its own temporary directory:
+//
+//   - TLS: a generated ECDSA CA and server certificate whose only subject
+//     alternative name is a DNS name ([DefaultServerName] unless configured),
+//     never the IP address; the client listener runs with
+//     `tls { handshake_first: ... }` in one of the [HandshakeMode] values.
+//   - Operator mode: a generated operator, a system account and one account
+//     per tenant (JetStream enabled with bounded [AccountLimits]), preloaded
+//     with `resolver: MEMORY`. Users with caller-given permissions are minted
+//     with [Broker.User]; [Broker.Admin] gives a tenant's full-permission user
+//     for provisioning (tests and tools only; production code never gets it).
+//   - JetStream with file storage in the temporary directory, memory and file
+//     store bounded; the child runs with GOMEMLIMIT=256MiB and GOMAXPROCS=1.
+//   - Logs captured into a bounded ring ([MaxLogBytes]), see [Broker.Logs].
+//
+// Lifecycle: [Start] returns once the server logged that it is ready;
+// [Broker.Stop] shuts it down gracefully, [Broker.Kill] kills it (a crash),
+// [Broker.Restart] starts it again on the same port with the same store, and
+// [Broker.Close] stops it and removes every file. On Linux the child gets
+// SIGKILL when the process that started it dies, so a killed test binary
+// leaves no broker behind.
+//
+// The binary is found by [ServerBinary], the one function of this package
+// that reads the environment: LATENT_NATS_SERVER names it (the Makefile sets
+// it to .cache/nats-server-v2.14.6), otherwise it is built once with
+// `go build` into the user cache directory, under a file lock so parallel
+// test binaries do not race, and its `--version` is checked. (Elsewhere
+// only the standard library's own lookups happen: the system temporary
+// directory when Options.Dir is empty, and PATH to find `go` for a build.)
+//
+// Tests use the brokertest subpackage, which registers cleanup with
+// testing.TB. By hand:
+//
+//	go run ./tools/broker/cmd/broker -tenants demo
+//
+// prints the address, server name, CA file and credential files, and keeps
+// the broker until Ctrl-C.
+package broker

@@ -1,0 +1,267 @@
+package broker
+
+import (
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// Limits of this package. Each has a test at the limit and one past it.
+const (
+	// DefaultServerName is the DNS name in the server certificate (its only
+	// subject alternative name) when [Options.ServerName] is empty.
+	DefaultServerName = "broker.latent.test"
+	// MaxServerNameLen is the longest accepted [Options.ServerName], in bytes.
+	MaxServerNameLen = 253
+	// MaxTenants is the most tenant accounts one broker holds.
+	MaxTenants = 64
+	// MaxTenantNameLen is the longest tenant name, in bytes.
+	MaxTenantNameLen = 64
+	// MaxLogBytes is the size of the ring holding the server's log; older
+	// bytes are dropped.
+	MaxLogBytes = 64 << 10
+	// MaxLogLine is the longest log line inspected for readiness and
+	// forwarded whole to [Options.Log], newline included; longer lines are
+	// cut there.
+	MaxLogLine = 4 << 10
+	// MaxExtraLen is the longest [Options.Extra], in bytes.
+	MaxExtraLen = 16 << 10
+
+	// MemoryLimit is GOMEMLIMIT of the child and the JetStream memory store
+	// maximum, in bytes (256 MiB).
+	MemoryLimit = 256 << 20
+	// DefaultMaxFileStore is the JetStream file store maximum, in bytes,
+	// when [Options.MaxFileStore] is zero.
+	DefaultMaxFileStore = 1 << 30
+	// MaxFileStore is the largest accepted [Options.MaxFileStore].
+	MaxFileStore = 8 << 30
+	// MaxTLSTimeout is the largest accepted [Options.TLSTimeout].
+	MaxTLSTimeout = time.Minute
+	// MaxFallbackDelay is the largest accepted [Options.FallbackDelay].
+	MaxFallbackDelay = 10 * time.Second
+
+	// StopGrace is how long [Broker.Close] waits for a graceful shutdown
+	// before it kills the process.
+	StopGrace = 5 * time.Second
+	// CertValidity is how long the generated certificates are valid.
+	CertValidity = 30 * 24 * time.Hour
+)
+
+// HandshakeMode is the client listener's `handshake_first` setting.
+type HandshakeMode int
+
+const (
+	// HandshakeFirst is `handshake_first: true`: TLS is the first thing on
+	// the socket and the server never writes plaintext. It is the mode used
+	// when [Options.Handshake] is zero.
+	HandshakeFirst HandshakeMode = iota + 1
+	// HandshakeAfterInfo is `handshake_first: false`: the classic flow, a
+	// plaintext INFO and then the client's TLS handshake.
+	HandshakeAfterInfo
+	// HandshakeAuto is `handshake_first: "auto"`: TLS first if the client
+	// writes within 50 ms, otherwise a plaintext INFO.
+	HandshakeAuto
+	// HandshakeFallback is `handshake_first: "<FallbackDelay>"`: like
+	// [HandshakeAuto] with the delay given by [Options.FallbackDelay].
+	HandshakeFallback
+)
+
+// String returns the mode's name.
+func (m HandshakeMode) String() string {
+	switch m {
+	case HandshakeFirst:
+		return "first"
+	case HandshakeAfterInfo:
+		return "after-info"
+	case HandshakeAuto:
+		return "auto"
+	case HandshakeFallback:
+		return "fallback"
+	default:
+		return fmt.Sprintf("HandshakeMode(%d)", int(m))
+	}
+}
+
+// AccountLimits are the JetStream limits of every tenant account. A zero
+// field takes the matching default (DefaultAccountMemory and so on).
+type AccountLimits struct {
+	MemoryStorage int64 // bytes of memory-backed streams, up to MemoryLimit
+	DiskStorage   int64 // bytes of file-backed streams, up to the file store maximum
+	Streams       int64
+	Consumers     int64
+}
+
+// Tenant accounts' JetStream limits when [Options.AccountLimits] leaves a
+// field zero.
+const (
+	DefaultAccountMemory    = 64 << 20
+	DefaultAccountDisk      = 256 << 20
+	DefaultAccountStreams   = 64
+	DefaultAccountConsumers = 256
+)
+
+// Options configure [Start]. Only Tenants is required.
+type Options struct {
+	// Tenants are the names of the tenant accounts, one account each,
+	// unique, 1 to [MaxTenantNameLen] bytes of letters, digits, '-' and '_'.
+	Tenants []string
+	// Binary is the nats-server to run; empty means [ServerBinary].
+	Binary string
+	// Dir is the parent of the broker's temporary directory; empty means
+	// the system temporary directory.
+	Dir string
+	// ServerName is the DNS name in the server certificate; empty means
+	// [DefaultServerName]. It must not be an IP address.
+	ServerName string
+	// Handshake is the client listener's TLS mode; zero means HandshakeFirst.
+	Handshake HandshakeMode
+	// FallbackDelay is the delay of [HandshakeFallback], 1 ms to
+	// [MaxFallbackDelay]; it must be zero in every other mode.
+	FallbackDelay time.Duration
+	// TLSTimeout is the server's TLS handshake timeout, up to
+	// [MaxTLSTimeout]; zero means the server's default (2 s).
+	TLSTimeout time.Duration
+	// MaxFileStore is the JetStream file store maximum in bytes, up to
+	// [MaxFileStore]; zero means [DefaultMaxFileStore].
+	MaxFileStore int64
+	// AccountLimits are the tenant accounts' JetStream limits.
+	AccountLimits AccountLimits
+	// Extra is appended verbatim to the server configuration, for example
+	// `feature_flags { js_ack_fc_v2: true }`, `max_control_line: 1024`,
+	// `max_payload: 65536` or `ping_interval: "1s"`. At most [MaxExtraLen]
+	// bytes; it must not repeat a key this package writes (listen, tls,
+	// jetstream, operator, system_account, resolver, resolver_preload).
+	Extra string
+	// Log receives a copy of the server's log, whole lines at a time
+	// (cut at [MaxLogLine]); nil means none. Writes happen on the goroutine
+	// that copies the child's output, so Log must not block for long.
+	Log io.Writer
+}
+
+func (o Options) serverName() string {
+	if o.ServerName == "" {
+		return DefaultServerName
+	}
+	return o.ServerName
+}
+
+func (o Options) handshake() HandshakeMode {
+	if o.Handshake == 0 {
+		return HandshakeFirst
+	}
+	return o.Handshake
+}
+
+func (o Options) maxFileStore() int64 {
+	if o.MaxFileStore == 0 {
+		return DefaultMaxFileStore
+	}
+	return o.MaxFileStore
+}
+
+func (o Options) accountLimits() AccountLimits {
+	l := o.AccountLimits
+	if l.MemoryStorage == 0 {
+		l.MemoryStorage = DefaultAccountMemory
+	}
+	if l.DiskStorage == 0 {
+		l.DiskStorage = min(DefaultAccountDisk, o.maxFileStore())
+	}
+	if l.Streams == 0 {
+		l.Streams = DefaultAccountStreams
+	}
+	if l.Consumers == 0 {
+		l.Consumers = DefaultAccountConsumers
+	}
+	return l
+}
+
+func (o Options) validate() error {
+	if len(o.Tenants) == 0 || len(o.Tenants) > MaxTenants {
+		return &OptionError{Field: "Tenants"}
+	}
+	seen := make(map[string]bool, len(o.Tenants))
+	for _, name := range o.Tenants {
+		if !validTenant(name) || seen[name] {
+			return &OptionError{Field: "Tenants"}
+		}
+		seen[name] = true
+	}
+	if !validDNSName(o.serverName()) {
+		return &OptionError{Field: "ServerName"}
+	}
+	switch o.handshake() {
+	case HandshakeFirst, HandshakeAfterInfo, HandshakeAuto:
+		if o.FallbackDelay != 0 {
+			return &OptionError{Field: "FallbackDelay"}
+		}
+	case HandshakeFallback:
+		if o.FallbackDelay < time.Millisecond || o.FallbackDelay > MaxFallbackDelay {
+			return &OptionError{Field: "FallbackDelay"}
+		}
+	default:
+		return &OptionError{Field: "Handshake"}
+	}
+	if o.TLSTimeout < 0 || o.TLSTimeout > MaxTLSTimeout {
+		return &OptionError{Field: "TLSTimeout"}
+	}
+	if o.MaxFileStore < 0 || o.MaxFileStore > MaxFileStore {
+		return &OptionError{Field: "MaxFileStore"}
+	}
+	l := o.accountLimits()
+	if l.MemoryStorage < 0 || l.MemoryStorage > MemoryLimit ||
+		l.DiskStorage < 0 || l.DiskStorage > o.maxFileStore() ||
+		l.Streams < 0 || l.Consumers < 0 {
+		return &OptionError{Field: "AccountLimits"}
+	}
+	if len(o.Extra) > MaxExtraLen || strings.ContainsRune(o.Extra, 0) {
+		return &OptionError{Field: "Extra"}
+	}
+	return nil
+}
+
+func validTenant(s string) bool {
+	if s == "" || len(s) > MaxTenantNameLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// validDNSName accepts lower-case host names: labels of 1 to 63 letters,
+// digits and inner hyphens, at least two labels, not an IP address.
+func validDNSName(s string) bool {
+	if len(s) == 0 || len(s) > MaxServerNameLen {
+		return false
+	}
+	if _, err := netip.ParseAddr(s); err == nil {
+		return false
+	}
+	labels := strings.Split(s, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	// A name whose last label is all digits reads as an address to some
+	// parsers; refuse it.
+	last := labels[len(labels)-1]
+	return strings.Trim(last, "0123456789") != ""
+}
