@@ -1,0 +1,164 @@
+package conn_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/fakeserver"
+	"github.com/latent-systems/latent-nats/parser"
+)
+
+// TestCheck lets the server act on an idle connection, waits (without
+// sleeping) until that reached the client's socket, and checks.
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name string
+		// idle is what the server does after the handshake; the client
+		// waits for its first byte before Check, unless quiet.
+		idle     []fakeserver.Step
+		quiet    bool
+		wrap     bool // the socket cannot be peeked at
+		wantErr  error
+		kind     conn.ErrKind
+		open     bool
+		lameDuck bool
+	}{
+		{name: "quiet", idle: steps(fakeserver.WaitClose()), quiet: true, open: true},
+		{name: "quiet, not peekable", idle: steps(fakeserver.WaitClose()), quiet: true, wrap: true, open: true},
+		{name: "server hung up", idle: steps(fakeserver.Hangup()), wantErr: conn.ErrServerClosed},
+		{name: "server hung up, not peekable", idle: steps(fakeserver.Hangup()), wrap: true, wantErr: conn.ErrServerClosed},
+		{name: "PING answered",
+			idle: steps(fakeserver.SendString("PING\r\n"), fakeserver.ExpectPrefix("PONG\r\n"),
+				fakeserver.ExpectPrefix("PUB svc "+fakeInbox+".1 1\r\n"), fakeserver.ExpectPrefix("q\r\n"), msgTo("1", "a"), fakeserver.WaitClose()),
+			open: true},
+		{name: "PING answered, not peekable",
+			idle: steps(fakeserver.SendString("PING\r\n"), fakeserver.ExpectPrefix("PONG\r\n"),
+				fakeserver.ExpectPrefix("PUB svc "+fakeInbox+".1 1\r\n"), fakeserver.ExpectPrefix("q\r\n"), msgTo("1", "a"), fakeserver.WaitClose()),
+			wrap: true, open: true},
+		{name: "lame-duck INFO",
+			idle: steps(fakeserver.Send(fakeserver.Info(`{"ldm":true}`)),
+				fakeserver.ExpectPrefix("PUB svc "+fakeInbox+".1 1\r\n"), fakeserver.ExpectPrefix("q\r\n"), msgTo("1", "a"), fakeserver.WaitClose()),
+			open: true, lameDuck: true},
+		{name: "PING flood", idle: steps(fakeserver.SendString(strings.Repeat("PING\r\n", conn.MaxPingsPerExchange+1)), fakeserver.WaitClose()),
+			wantErr: conn.ErrControlFlood},
+		{name: "message", idle: steps(msgTo("1", "early"), fakeserver.WaitClose()), wantErr: conn.ErrForeignFrame},
+		{name: "-ERR then hangup", idle: steps(fakeserver.SendString("-ERR 'Stale Connection'\r\n"), fakeserver.Hangup()),
+			kind: conn.KindStaleConnection},
+		{name: "permission -ERR", idle: steps(fakeserver.SendString("-ERR 'Permissions Violation for Publish to \"x\"'\r\n"), fakeserver.WaitClose()),
+			kind: conn.KindPermission},
+		{name: "frame cut short", idle: steps(fakeserver.SendString("PIN"), fakeserver.Stall()), wantErr: context.DeadlineExceeded},
+		{name: "unknown op", idle: steps(fakeserver.SendString("PONG!\r\n"), fakeserver.WaitClose()), wantErr: parser.ErrUnknownOp},
+		{name: "unsolicited PONG", idle: steps(fakeserver.SendString("PONG\r\n"), fakeserver.WaitClose()), wantErr: conn.ErrUnexpectedFrame},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := startFake(t, fakeserver.Config{Script: script(greet(infoJSON), tt.idle)})
+			f.wrap = tt.wrap
+			c, err := f.dial(t, f.config(t))
+			if err != nil {
+				t.Fatalf("Dial: %v", err)
+			}
+			if !tt.quiet {
+				f.waitReadable(t)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), dialWithin)
+			defer cancel()
+			err = c.Check(ctx)
+			if got := c.LameDuck(); got != tt.lameDuck {
+				t.Errorf("LameDuck = %v, want %v", got, tt.lameDuck)
+			}
+			if tt.open {
+				if err != nil || c.Closed() {
+					t.Fatalf("Check = %v (closed %v), want nil", err, c.Closed())
+				}
+				if !tt.quiet {
+					if r, err := request(t, c, "q"); err != nil || string(r.Payload) != "a" {
+						t.Fatalf("request after Check: %q, %v", r.Payload, err)
+					}
+					_ = c.Close()
+					if rec := f.session(t); rec.Err != nil {
+						t.Errorf("script: %v", rec.Err)
+					}
+				}
+				return
+			}
+			if tt.kind != 0 {
+				assertKind(t, err, tt.kind)
+			} else if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Check = %v, want %v", err, tt.wantErr)
+			}
+			if !errors.Is(err, conn.ErrClosed) || !c.Closed() {
+				t.Fatalf("Check = %v did not close the connection", err)
+			}
+		})
+	}
+}
+
+// TestCheckAfterPastDeadline: the socket keeps the last request's deadline;
+// once it has passed, Check must still see an open, quiet connection.
+// Regression: a past deadline made the non-blocking peek fail.
+func TestCheckAfterPastDeadline(t *testing.T) {
+	f := startFake(t, fakeserver.Config{Script: script(
+		greet(infoJSON),
+		expectPub("1", "q"),
+		steps(msgTo("1", "a"), fakeserver.WaitClose()),
+	)})
+	c, err := f.dial(t, f.config(t))
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), stallWithin)
+	defer cancel()
+	if _, err := c.Request(ctx, "svc", nil, []byte("q")); err != nil {
+		t.Fatalf("request: %v", err)
+	}
+	<-ctx.Done()
+	check, cancelCheck := context.WithTimeout(t.Context(), dialWithin)
+	defer cancelCheck()
+	if err := c.Check(check); err != nil {
+		t.Fatalf("Check after the request's deadline passed: %v", err)
+	}
+}
+
+func TestCheckCancelledContext(t *testing.T) {
+	f := startFake(t, fakeserver.Config{Script: script(greet(infoJSON), steps(fakeserver.WaitClose()))})
+	c, err := f.dial(t, f.config(t))
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := c.Check(ctx); !errors.Is(err, context.Canceled) || c.Closed() {
+		t.Fatalf("Check = %v (closed %v), want context.Canceled on an open connection", err, c.Closed())
+	}
+}
+
+// TestCheckFramesAlreadyBuffered: a PING that arrived in the same record as
+// the handshake's PONG sits in the parser's buffer, not on the socket; Check
+// still answers it.
+func TestCheckFramesAlreadyBuffered(t *testing.T) {
+	f := startFake(t, fakeserver.Config{Script: script(
+		greet(infoJSON)[:5],
+		steps(
+			fakeserver.SendString("PONG\r\nPING\r\n"),
+			fakeserver.ExpectPrefix("PONG\r\n"),
+			fakeserver.WaitClose(),
+		),
+	)})
+	c, err := f.dial(t, f.config(t))
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), dialWithin)
+	defer cancel()
+	if err := c.Check(ctx); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	_ = c.Close()
+	if rec := f.session(t); rec.Err != nil {
+		t.Errorf("script: %v (the PING was not answered)", rec.Err)
+	}
+}

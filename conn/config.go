@@ -1,0 +1,205 @@
+package conn
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+
+	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/parser"
+	"github.com/latent-systems/latent-nats/wire"
+)
+
+// Limits of this package. Each has a test at the limit and one past it.
+const (
+	// DefaultMaxPayload is Config.MaxPayload when the field is zero: 64 KiB.
+	DefaultMaxPayload = 64 << 10
+	// MaxPayloadLimit caps Config.MaxPayload: 1 MiB, the server's default
+	// max_payload. It counts message bytes only, not the header block or
+	// the trailing CRLF.
+	MaxPayloadLimit = 1 << 20
+	// MaxOutboundLine caps the control line of a request this package
+	// writes (PUB or HPUB, op and CRLF included): the server's default
+	// max_control_line, as wire.MaxControlLine.
+	MaxOutboundLine = wire.MaxControlLine
+	// MaxSubjectLen caps a request subject, in bytes. With the longest
+	// reply subject and size tokens the control line stays under
+	// MaxOutboundLine.
+	MaxSubjectLen = 2048
+	// MaxInboxPrefixLen caps Config.InboxPrefix, in bytes.
+	MaxInboxPrefixLen = 64
+	// MaxServerNameLen caps Config.ServerName, in bytes (a DNS name).
+	MaxServerNameLen = 253
+	// MaxClientNameLen caps Config.Name, in bytes.
+	MaxClientNameLen = 64
+	// MaxConnectLen caps the CONNECT line (with the SUB and PING written
+	// with it), CRLFs included. It is the write buffer's smallest size: a
+	// CONNECT needing more is refused rather than grown into.
+	MaxConnectLen = 12 << 10
+	// MaxPingsPerExchange caps the server PINGs answered during one
+	// handshake, request or check; one more closes the connection
+	// (ErrControlFlood). A server pings an idle client every two minutes.
+	MaxPingsPerExchange = 4
+	// MaxControlFramesPerExchange caps the PING and INFO frames read during
+	// one handshake, request or check, PINGs included; one more closes the
+	// connection (ErrControlFlood).
+	MaxControlFramesPerExchange = 8
+	// MaxNonceLen caps the INFO nonce, in bytes (2.14.6 sends 15).
+	MaxNonceLen = 64
+	// DefaultInboxPrefix is Config.InboxPrefix when the field is empty.
+	DefaultInboxPrefix = "_INBOX"
+)
+
+// Dialer opens the TCP socket: it is called once per Dial with network
+// "tcp4" and the approved address as a literal "a.b.c.d:port". A
+// *net.Dialer's DialContext fits.
+type Dialer func(ctx context.Context, network, address string) (net.Conn, error)
+
+// Config configures Dial. Addr, ServerName, Roots and Credential are
+// required.
+type Config struct {
+	// Addr is the one address dialled: a plain IPv4 address and a port. No
+	// name is resolved and no address a server advertises is followed.
+	Addr netip.AddrPort
+	// AllowNonPublic names the one non-public address (loopback, private,
+	// shared, link-local, documentation, benchmark, reserved) that Addr may
+	// be. A non-public Addr that differs from it is refused before any
+	// socket is opened. Unspecified, multicast and broadcast addresses are
+	// refused regardless.
+	AllowNonPublic netip.Addr
+	// ServerName is the DNS name the server certificate must carry; it is
+	// sent as SNI and verified independently of Addr. An IP address is
+	// refused.
+	ServerName string
+	// Roots are the only certificate authorities trusted; never the
+	// system's.
+	Roots *x509.CertPool
+	// SPKIPin, when not all zero, is the SHA-256 of the server
+	// certificate's SubjectPublicKeyInfo, checked after normal
+	// verification.
+	SPKIPin [sha256.Size]byte
+	// Credential authenticates CONNECT. Dial neither wipes nor checks its
+	// expiry: the caller owns it and checks it is current.
+	Credential *credential.Secret
+	// Name is the client name sent in CONNECT; optional, printable ASCII,
+	// at most MaxClientNameLen bytes.
+	Name string
+	// InboxPrefix is the subject prefix of the private inbox: the
+	// connection subscribes "<prefix>.<22 random base62>.*", so a
+	// subscribe permission of "<prefix>.>" suffices. Empty means
+	// DefaultInboxPrefix. It must be a literal subject of at most
+	// MaxInboxPrefixLen bytes.
+	InboxPrefix string
+	// MaxPayload caps the payload of a request and of its reply, in bytes,
+	// 1 to MaxPayloadLimit; zero means DefaultMaxPayload. It sizes both
+	// buffers (see the package documentation).
+	MaxPayload int
+	// Dialer opens the socket; nil means a zero net.Dialer.
+	Dialer Dialer
+	// Rand is the source of the inbox prefix; nil means crypto/rand.
+	Rand io.Reader
+}
+
+// validated is a Config with defaults applied.
+type validated struct {
+	Config
+	maxPayload int
+	prefix     string
+	pinned     bool
+}
+
+func (c *Config) validate() (validated, error) {
+	v := validated{Config: *c, maxPayload: c.MaxPayload, prefix: c.InboxPrefix}
+	if err := CheckAddress(c.Addr, c.AllowNonPublic); err != nil {
+		return v, err
+	}
+	if err := validServerName(c.ServerName); err != nil {
+		return v, err
+	}
+	if c.Roots == nil {
+		return v, fmt.Errorf("%w: roots are required", ErrInvalidConfig)
+	}
+	if c.Credential == nil {
+		return v, fmt.Errorf("%w: credential is required", ErrInvalidConfig)
+	}
+	if len(c.Name) > MaxClientNameLen || !printableASCII(c.Name) {
+		return v, fmt.Errorf("%w: client name", ErrInvalidConfig)
+	}
+	if v.prefix == "" {
+		v.prefix = DefaultInboxPrefix
+	}
+	if len(v.prefix) > MaxInboxPrefixLen || wire.ValidPublishSubject(v.prefix) != nil {
+		return v, fmt.Errorf("%w: inbox prefix", ErrInvalidConfig)
+	}
+	if v.maxPayload == 0 {
+		v.maxPayload = DefaultMaxPayload
+	}
+	if v.maxPayload < 1 || v.maxPayload > MaxPayloadLimit {
+		return v, fmt.Errorf("%w: max payload", ErrInvalidConfig)
+	}
+	v.pinned = c.SPKIPin != [sha256.Size]byte{}
+	return v, nil
+}
+
+// parserLimits are the caps of the connection's parser.
+func (v *validated) parserLimits() parser.Limits {
+	return parser.DefaultLimits(v.maxPayload)
+}
+
+// writeBufferSize is the capacity of the connection's write buffer.
+func writeBufferSize(maxPayload int) int {
+	return max(MaxOutboundLine+parser.MaxHeaderBlock+maxPayload+2, MaxConnectLen)
+}
+
+// validServerName accepts a DNS name: 1 to MaxServerNameLen bytes of
+// labels of letters, digits and '-', not starting or ending with '-', each
+// at most 63 bytes, and not an IP address.
+func validServerName(s string) error {
+	bad := fmt.Errorf("%w: server name must be a dns name", ErrInvalidConfig)
+	if s == "" || len(s) > MaxServerNameLen {
+		return bad
+	}
+	if _, err := netip.ParseAddr(s); err == nil {
+		return bad
+	}
+	label := 0
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		switch {
+		case b == '.':
+			if label == 0 || s[i-1] == '-' {
+				return bad
+			}
+			label = 0
+		case b == '-':
+			if label == 0 {
+				return bad
+			}
+			label++
+		case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b >= '0' && b <= '9':
+			label++
+		default:
+			return bad
+		}
+		if label > 63 {
+			return bad
+		}
+	}
+	if label == 0 || s[len(s)-1] == '-' {
+		return bad
+	}
+	return nil
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,145 @@
+package conn
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/latent-systems/latent-nats/parser"
+)
+
+// Conn is one established connection. It is not safe for concurrent use:
+// the caller makes one call at a time (the run loop's goroutine owns it).
+type Conn struct {
+	raw   net.Conn // the one TCP socket
+	tls   *tls.Conn
+	rd    sockReader
+	p     *parser.Parser
+	wbuf  []byte // fixed capacity, see writeBufferSize
+	inbox inbox
+
+	maxPayload int // Config.MaxPayload, message bytes of a request or reply
+	serverMax  int // INFO max_payload: header block and payload of a publish
+	jetStream  bool
+	lameDuck   bool
+	closed     bool
+}
+
+// Close closes the socket. It sends nothing (no TLS close_notify either,
+// which could block on a full send buffer) and is idempotent: later calls
+// return nil. Slices of a Reply are invalid afterwards.
+func (c *Conn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	clear(c.wbuf[:cap(c.wbuf)])
+	c.wbuf = nil
+	c.p, c.rd.p = nil, nil
+	if err := c.raw.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// Closed reports whether the connection is closed, by Close or by an error
+// (every such error matches ErrClosed).
+func (c *Conn) Closed() bool { return c.closed }
+
+// LameDuck reports whether the server announced lame-duck mode (INFO
+// "ldm") in any INFO read so far. The connection still works, but the
+// server will close it soon: a pool should not hand it out again.
+func (c *Conn) LameDuck() bool { return c.lameDuck }
+
+// JetStream reports whether the server's INFO announced JetStream.
+func (c *Conn) JetStream() bool { return c.jetStream }
+
+// MaxPayload is the largest request payload accepted: Config.MaxPayload,
+// further capped by the server's max_payload.
+func (c *Conn) MaxPayload() int { return min(c.maxPayload, c.serverMax) }
+
+// Inbox returns the connection's inbox subject prefix "<prefix>.<token>"
+// (without the trailing ".*" of its subscription).
+func (c *Conn) Inbox() string { return c.inbox.base[:len(c.inbox.base)-1] }
+
+// fail closes the connection because of cause and returns the error that
+// reports it.
+func (c *Conn) fail(cause error) error {
+	_ = c.Close()
+	return &ClosedError{Err: normalise(cause)}
+}
+
+// normalise maps socket-level causes onto what callers match: a deadline
+// onto context.DeadlineExceeded, an end of input onto ErrServerClosed. A
+// classified TLS failure is kept as it is.
+func normalise(err error) error {
+	var tf *tlsFailure
+	switch {
+	case errors.As(err, &tf):
+		return err
+	case isTimeout(err):
+		return context.DeadlineExceeded
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return ErrServerClosed
+	default:
+		return err
+	}
+}
+
+func isTimeout(err error) bool {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// sockReader is what the parser reads: the TLS connection, plus a probe
+// mode for Check that returns what has already arrived without waiting
+// for more, and reports running out of it as a clean end of input.
+type sockReader struct {
+	c   *tls.Conn
+	raw net.Conn
+	p   *parser.Parser // the parser reading it, to know whether it is inside a frame
+
+	probe    bool
+	until    time.Time // probe mode: the bound for input that has begun to arrive
+	timedOut bool      // probe mode: the last read found no more input
+}
+
+func (r *sockReader) Read(p []byte) (int, error) {
+	if !r.probe {
+		return r.c.Read(p)
+	}
+	// First what crypto/tls already holds: with a deadline in the past a
+	// read returns buffered records and never touches the socket. The
+	// timeout does not break the TLS connection.
+	if err := r.c.SetReadDeadline(time.Unix(1, 0)); err != nil {
+		return 0, err
+	}
+	n, err := r.c.Read(p)
+	if n > 0 || err != nil && !isTimeout(err) {
+		return n, err
+	}
+	if r.p.Buffered() == 0 && peek(r.raw) == peekQuiet {
+		r.timedOut = true
+		return 0, io.EOF
+	}
+	// Input is waiting on the socket, the socket cannot be peeked at, it
+	// ended, or the parser is inside a frame: the bounded read says which.
+	if err := r.c.SetReadDeadline(r.until); err != nil {
+		return 0, err
+	}
+	n, err = r.c.Read(p)
+	if err != nil && isTimeout(err) {
+		r.timedOut = true
+		return n, io.EOF
+	}
+	return n, err
+}

@@ -1,0 +1,288 @@
+package conn
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/latent-systems/latent-nats/parser"
+	"github.com/latent-systems/latent-nats/wire"
+)
+
+// Dial opens one connection to cfg.Addr and completes the handshake:
+//
+//  1. the address policy and the rest of cfg are checked; nothing is
+//     opened when they fail (*AddressError, ErrInvalidConfig);
+//  2. StepDial: one TCP socket to the literal address;
+//  3. StepTLS: the TLS ClientHello is the first byte written; TLS 1.2 or
+//     later, the certificate verified against cfg.Roots for
+//     cfg.ServerName (also the SNI), then against cfg.SPKIPin if set;
+//  4. StepInfo: the server's INFO, read through the parser inside TLS;
+//     host and connect_urls are ignored, lame-duck mode recorded;
+//  5. StepAuthenticate: the credential signs the INFO nonce;
+//  6. StepConnect: CONNECT (verbose and pedantic off, protocol 1, headers
+//     and no_responders on, echo off), the inbox SUB and PING in one write,
+//     then PONG (and, from servers since 2.12, the INFO that follows it).
+//
+// ctx must carry a deadline (ErrNoDeadline); it bounds the whole handshake.
+// Failures after the checks are *HandshakeError, with the socket closed.
+func Dial(ctx context.Context, cfg Config) (*Conn, error) {
+	v, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return nil, ErrNoDeadline
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ib, err := newInbox(v.Rand, v.prefix)
+	if err != nil {
+		return nil, err
+	}
+	h := &handshake{v: &v, deadline: deadline, c: &Conn{
+		inbox:      ib,
+		maxPayload: v.maxPayload,
+	}}
+	if err := h.run(ctx); err != nil {
+		if h.c.raw != nil {
+			_ = h.c.Close()
+		}
+		return nil, err
+	}
+	return h.c, nil
+}
+
+// handshake is the short-lived state of one Dial.
+type handshake struct {
+	v        *validated
+	deadline time.Time
+	c        *Conn
+	info     serverInfo
+	connect  wire.Connect
+}
+
+func (h *handshake) run(ctx context.Context) error {
+	steps := []struct {
+		step Step
+		fn   func(context.Context) error
+	}{
+		{StepDial, h.dial},
+		{StepTLS, h.tls},
+		{StepInfo, h.readInfo},
+		{StepAuthenticate, h.authenticate},
+		{StepConnect, h.connectAndPing},
+	}
+	for _, s := range steps {
+		if err := s.fn(ctx); err != nil {
+			return &HandshakeError{Step: s.step, Err: normalise(err)}
+		}
+	}
+	return nil
+}
+
+func (h *handshake) dial(ctx context.Context) error {
+	dial := h.v.Dialer
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	raw, err := dial(ctx, "tcp4", h.v.Addr.String())
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		return err
+	}
+	h.c.raw = raw
+	if ta, ok := raw.RemoteAddr().(*net.TCPAddr); ok {
+		ap := ta.AddrPort()
+		if netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()) != h.v.Addr {
+			return ErrWrongPeer
+		}
+	}
+	return raw.SetDeadline(h.deadline)
+}
+
+// tls runs the client handshake with Handshake, not HandshakeContext: the
+// socket deadline bounds it and no goroutine is started to watch ctx.
+func (h *handshake) tls(context.Context) error {
+	cfg := &tls.Config{
+		ServerName: h.v.ServerName,
+		RootCAs:    h.v.Roots,
+		MinVersion: tls.VersionTLS12,
+	}
+	if h.v.pinned {
+		pin := h.v.SPKIPin
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return ErrPinMismatch
+			}
+			sum := sha256.Sum256(cs.PeerCertificates[0].RawSubjectPublicKeyInfo)
+			if sum != pin {
+				return ErrPinMismatch
+			}
+			return nil
+		}
+	}
+	tc := tls.Client(h.c.raw, cfg)
+	h.c.tls = tc
+	h.c.rd.c, h.c.rd.raw = tc, h.c.raw
+	if err := tc.Handshake(); err != nil {
+		return classifyTLS(err)
+	}
+	return nil
+}
+
+// classifyTLS maps a handshake failure onto ErrPlaintext, ErrCertificate or
+// ErrTLS, keeping the original reachable but out of the message.
+func classifyTLS(err error) error {
+	var rh tls.RecordHeaderError
+	var cv *tls.CertificateVerificationError
+	switch {
+	case isTimeout(err):
+		return err
+	case errors.As(err, &rh):
+		return &tlsFailure{kind: ErrPlaintext, err: err}
+	case errors.Is(err, ErrPinMismatch), errors.As(err, &cv):
+		return &tlsFailure{kind: ErrCertificate, err: err}
+	default:
+		return &tlsFailure{kind: ErrTLS, err: err}
+	}
+}
+
+func (h *handshake) readInfo(context.Context) error {
+	c := h.c
+	c.p = parser.New(&c.rd, h.v.parserLimits())
+	c.rd.p = c.p
+	f, err := c.p.Next()
+	if err != nil {
+		return err
+	}
+	switch f.Op {
+	case parser.OpInfo:
+	case parser.OpErr:
+		return &ServerError{Kind: classify(f.ErrText)}
+	default:
+		return ErrUnexpectedFrame
+	}
+	si, err := parseInfo(f.Info)
+	if err != nil {
+		return err
+	}
+	h.info = si
+	c.lameDuck = si.LameDuck
+	c.jetStream = si.JetStream
+	c.serverMax = int(min(si.MaxPayload, int64(MaxPayloadLimit)+parser.MaxHeaderBlock))
+	return nil
+}
+
+func (h *handshake) authenticate(context.Context) error {
+	var nonce []byte
+	if h.info.Nonce != "" {
+		nonce = []byte(h.info.Nonce)
+	}
+	auth, err := h.v.Credential.Authenticate(nonce)
+	if err != nil {
+		return err
+	}
+	h.connect = wire.Connect{
+		TLSRequired:  true,
+		JWT:          auth.JWT,
+		NKey:         auth.NKey,
+		Sig:          auth.Sig,
+		User:         auth.User,
+		Pass:         auth.Pass,
+		AuthToken:    auth.Token,
+		Name:         h.v.Name,
+		Lang:         "go",
+		Protocol:     1,
+		Headers:      true,
+		NoResponders: true,
+	}
+	return nil
+}
+
+// connectAndPing writes CONNECT, SUB and PING and waits for the answer;
+// the socket deadline bounds it.
+func (h *handshake) connectAndPing(context.Context) error {
+	c := h.c
+	c.wbuf = make([]byte, 0, writeBufferSize(h.v.maxPayload))
+	out, err := appendHandshake(c.wbuf, &h.connect, c.inbox.subject())
+	h.connect = wire.Connect{}
+	if err != nil {
+		return err
+	}
+	_, err = c.tls.Write(out)
+	clear(out) // CONNECT carries credentials
+	if err != nil {
+		return err
+	}
+	return h.awaitPong()
+}
+
+// appendHandshake appends CONNECT, the inbox SUB and PING to dst, at most
+// MaxConnectLen bytes. On error nothing of the credentials is left in dst's
+// array or in one append may have grown it into.
+func appendHandshake(dst []byte, connect *wire.Connect, inbox string) ([]byte, error) {
+	out, err := wire.AppendConnect(dst, connect)
+	if err == nil {
+		out, err = wire.AppendSub(out, inbox, inboxSID)
+	}
+	if err == nil && len(out)+len("PING\r\n") > MaxConnectLen {
+		err = fmt.Errorf("%w: connect line", ErrTooLarge)
+	}
+	if err != nil {
+		clear(dst[:cap(dst)])
+		clear(out[:cap(out)])
+		return dst[:0], err
+	}
+	return wire.AppendPing(out), nil
+}
+
+// awaitPong reads until PONG, and from servers since 2.12 the INFO that
+// follows it, answering server PINGs.
+func (h *handshake) awaitPong() error {
+	c := h.c
+	expectInfo := sendsConnectInfo(h.info.Version)
+	pong := false
+	var ctl control
+	for range MaxControlFramesPerExchange + 2 {
+		f, err := c.p.Next()
+		if err != nil {
+			return err
+		}
+		switch f.Op {
+		case parser.OpPong:
+			if pong {
+				return ErrUnexpectedFrame
+			}
+			pong = true
+			if !expectInfo {
+				return nil
+			}
+			continue
+		case parser.OpInfo:
+			if pong {
+				ld, err := asyncInfo(f.Info)
+				c.lameDuck = c.lameDuck || ld
+				return err
+			}
+		case parser.OpErr:
+			return &ServerError{Kind: classify(f.ErrText)}
+		case parser.OpPing:
+		default:
+			return ErrUnexpectedFrame
+		}
+		if err := ctl.handle(c, f); err != nil {
+			return err
+		}
+	}
+	return ErrControlFlood
+}

@@ -1,0 +1,65 @@
+// Package conn owns one NATS client connection: it dials one approved IPv4
+// address, speaks TLS before any other byte, reads the server's INFO through
+// the parser, authenticates with a tenant credential, subscribes one private
+// inbox and then carries strictly sequential request/reply exchanges until it
+// is closed. It refuses names and DNS, IPv4-mapped IPv6, non-public addresses
+// that the configuration does not name exactly, plaintext, the addresses a
+// server advertises (host, connect_urls), reconnection, and goroutines of its
+// own.
+//
+// # Contents
+//
+//   - config.go: Config, its validation and the defaults of optional fields.
+//   - addr.go: the address policy (AddrClass, Classify) applied before any
+//     socket is opened.
+//   - dial.go: Dial, the handshake as a straight line of named steps:
+//     StepDial, StepTLS, StepInfo, StepAuthenticate, StepConnect.
+//   - control.go: server PINGs and INFOs met while waiting, and -ERR text
+//     mapped onto an ErrKind.
+//   - info.go: the few INFO fields the connection reads; everything that
+//     could steer it elsewhere is ignored.
+//   - inbox.go: the random inbox prefix and per-request reply tokens.
+//   - request.go: Request, RequestDelivery and Reply.
+//   - check.go: Check, a cheap staleness probe for an idle pooled
+//     connection; peek_unix.go and peek_other.go: the non-blocking look at
+//     the socket it starts with.
+//   - conn.go: Conn, Close, accessors and the reader the parser reads.
+//   - errors.go: sentinels, ErrKind, ServerError, Step, HandshakeError,
+//     AddressError and ClosedError.
+//
+// # Deadlines
+//
+// Dial and Request need a context with a deadline (ErrNoDeadline otherwise):
+// with no goroutine of its own, the connection bounds every blocking read
+// and write by setting that deadline on the socket. A context cancelled
+// without a deadline is noticed between frames. A request whose deadline
+// expires closes the connection, so no late reply can ever be taken for the
+// answer to a later request.
+//
+// # Memory
+//
+// A Conn is not safe for concurrent use; the caller serialises its calls.
+// Its memory is fixed at Dial by Config.MaxPayload, P below:
+//
+//   - read buffer, owned by the parser: 16 KiB + P + 2 bytes
+//     (parser.MaxLine, parser.MaxHeaderBlock, the payload and its CRLF);
+//   - write buffer: 12 KiB + P + 2 bytes (MaxOutboundLine,
+//     parser.MaxHeaderBlock, the payload and its CRLF), at least
+//     MaxConnectLen;
+//   - crypto/tls state: one record input buffer of at most 16 KiB of
+//     plaintext plus 2 KiB of overhead, a handshake buffer, and output
+//     records taken from a shared pool while writing.
+//
+// With the default P of 64 KiB that is about 175 KiB, inside the 256 KiB the
+// trigger runtime reserves per physical connection. In steady state a
+// request allocates its reply subject string (about 40 bytes) and crypto/tls
+// one small reader per record read; nothing is retained.
+//
+// # Errors
+//
+// No error carries payload bytes, broker diagnostic text or secrets: a
+// server's -ERR becomes a *ServerError holding only its ErrKind, TLS and
+// certificate failures are reported through fixed sentinels (ErrPlaintext,
+// ErrTLS, ErrCertificate) that still unwrap to the crypto/tls or x509 error
+// for programmatic inspection.
+package conn

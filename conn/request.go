@@ -1,0 +1,173 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/latent-systems/latent-nats/parser"
+	"github.com/latent-systems/latent-nats/wire"
+)
+
+// Reply is the message that answered a request. Its slices alias the
+// connection's read buffer and are valid until the next call on the Conn
+// (Request, RequestDelivery, Check or Close); copy what must outlive that.
+type Reply struct {
+	// Subject is the subject the message was published to: the request's
+	// reply subject, or for a forwarded delivery the delivered message's
+	// own subject.
+	Subject []byte
+	// ReplyTo is the message's own reply subject (a $JS.ACK subject for a
+	// JetStream delivery), empty when absent.
+	ReplyTo []byte
+	// Header is the raw header block, empty for a message without one.
+	Header []byte
+	// Status is the header's status code (404, 408, 503, ...), 0 when none.
+	Status int
+	// Description is the status description, possibly empty.
+	Description []byte
+	// Payload is the message body, possibly empty.
+	Payload []byte
+	// Forwarded reports a message that reached the reply subject under its
+	// own subject (RequestDelivery only).
+	Forwarded bool
+}
+
+// HeaderValue returns the first value of the header field named exactly
+// key, without allocating.
+func (r *Reply) HeaderValue(key string) ([]byte, bool) {
+	if len(r.Header) == 0 {
+		return nil, false
+	}
+	return parser.HeaderValue(r.Header, key)
+}
+
+// Request publishes payload (with header, when not empty, as HPUB) to
+// subject with a fresh reply subject under the connection's inbox and
+// returns the one message delivered to that reply subject.
+//
+// While it waits, server PINGs are answered and INFOs read (at most
+// MaxPingsPerExchange and MaxControlFramesPerExchange). Outcomes:
+//
+//   - the reply: nil error;
+//   - a permission -ERR (the server dropped the publish): *ServerError of
+//     KindPermission at once, and the connection stays usable;
+//   - a refused subject, header or size: an error matching
+//     ErrInvalidRequest or ErrTooLarge before any byte is written; the
+//     connection stays usable;
+//   - anything else closes the connection and returns a *ClosedError:
+//     the deadline (context.DeadlineExceeded), a cancelled ctx (noticed
+//     between frames), a message for another subscription or reply subject
+//     (ErrForeignFrame), any other -ERR (*ServerError), a malformed or
+//     oversized frame (the parser's sentinels), too many control frames
+//     (ErrControlFlood), the server closing (ErrServerClosed).
+//
+// ctx must carry a deadline (ErrNoDeadline).
+func (c *Conn) Request(ctx context.Context, subject string, header, payload []byte) (Reply, error) {
+	return c.exchange(ctx, subject, header, payload, false)
+}
+
+// RequestDelivery is Request for a request whose answer may also be a
+// message the server forwards to the reply subject under that message's
+// own subject, as JetStream delivers a pulled message: such a message, on
+// the inbox subscription but not under the inbox prefix, is returned with
+// Forwarded set. A message under the inbox for another reply subject is
+// still foreign. Only one request is ever outstanding on a connection
+// (strictly sequential calls, a missed deadline closes it), so a forwarded
+// message can only answer this one.
+func (c *Conn) RequestDelivery(ctx context.Context, subject string, header, payload []byte) (Reply, error) {
+	return c.exchange(ctx, subject, header, payload, true)
+}
+
+func (c *Conn) exchange(ctx context.Context, subject string, header, payload []byte, forwarded bool) (Reply, error) {
+	if c.closed {
+		return Reply{}, ErrClosed
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return Reply{}, ErrNoDeadline
+	}
+	if err := ctx.Err(); err != nil {
+		return Reply{}, err
+	}
+	if len(subject) > MaxSubjectLen || len(payload) > c.maxPayload || len(header) > parser.MaxHeaderBlock {
+		return Reply{}, ErrTooLarge
+	}
+	reply := c.inbox.next()
+	out, err := c.appendPub(subject, reply, header, payload)
+	if err != nil {
+		c.inbox.unnext() // never written: the token stays unused
+		return Reply{}, err
+	}
+	if err := c.tls.SetDeadline(deadline); err != nil {
+		return Reply{}, c.fail(err)
+	}
+	if _, err := c.tls.Write(out); err != nil {
+		return Reply{}, c.fail(err)
+	}
+	var ctl control
+	for range MaxControlFramesPerExchange + 1 {
+		f, err := c.p.Next()
+		if err != nil {
+			return Reply{}, c.fail(err)
+		}
+		switch f.Op {
+		case parser.OpMsg, parser.OpHMsg:
+			if string(f.SID) != inboxSID {
+				return Reply{}, c.fail(ErrForeignFrame)
+			}
+			if string(f.Subject) == reply {
+				return replyOf(f, false), nil
+			}
+			if forwarded && !c.inbox.under(f.Subject) {
+				return replyOf(f, true), nil
+			}
+			return Reply{}, c.fail(ErrForeignFrame)
+		case parser.OpErr:
+			kind := classify(f.ErrText)
+			if kind.Fatal() {
+				return Reply{}, c.fail(&ServerError{Kind: kind})
+			}
+			return Reply{}, &ServerError{Kind: kind}
+		}
+		if err := ctl.handle(c, f); err != nil {
+			return Reply{}, c.fail(err)
+		}
+		if err := ctx.Err(); err != nil {
+			return Reply{}, c.fail(err)
+		}
+	}
+	return Reply{}, c.fail(ErrControlFlood)
+}
+
+// appendPub encodes the request into the write buffer, which never grows:
+// the size checks above and wire's caps keep it within its capacity.
+func (c *Conn) appendPub(subject, reply string, header, payload []byte) ([]byte, error) {
+	var out []byte
+	var err error
+	if len(header) > 0 {
+		out, err = wire.AppendHPub(c.wbuf[:0], subject, reply, header, payload, c.serverMax)
+	} else {
+		out, err = wire.AppendPub(c.wbuf[:0], subject, reply, payload, c.serverMax)
+	}
+	switch {
+	case err == nil:
+		return out, nil
+	case errors.Is(err, wire.ErrPayloadTooLarge), errors.Is(err, wire.ErrLineTooLong), errors.Is(err, wire.ErrHeaderTooLarge):
+		return nil, fmt.Errorf("%w: %w", ErrTooLarge, err)
+	default:
+		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+}
+
+func replyOf(f parser.Frame, forwarded bool) Reply {
+	return Reply{
+		Subject:     f.Subject,
+		ReplyTo:     f.Reply,
+		Header:      f.Header,
+		Status:      f.Status,
+		Description: f.Description,
+		Payload:     f.Payload,
+		Forwarded:   forwarded,
+	}
+}
