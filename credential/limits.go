@@ -1,0 +1,19 @@
+package credential
+
+// Size bounds, checked before anything is decoded or copied.
+const (
+	// MaxCredsBytes bounds a whole .creds file, armour and banners included.
+	MaxCredsBytes = 64 << 10
+
+	// MaxSecretLen bounds a user name, a password and a token, in bytes.
+	// A default broker refuses a CONNECT line over 4 KiB anyway.
+	MaxSecretLen = 4096
+
+	// MaxNonceLen bounds the nonce Authenticate signs. nats-server 2.14.6
+	// sends 15 ASCII characters (11 random bytes, base64 RawURL).
+	MaxNonceLen = 256
+
+	// userSeedLen is the length of an encoded user seed: base32 without
+	// padding of 2 prefix bytes, a 32-byte ed25519 seed and a 2-byte CRC.
+	userSeedLen = 58
+)
