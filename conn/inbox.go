@@ -77,6 +77,16 @@ func (b *inbox) next() string {
 // unnext takes back the reply subject of a request that was never written.
 func (b *inbox) unnext() { b.seq-- }
 
+// earlier reports whether subject is the reply subject of a request made
+// before the current one on this connection.
+func (b *inbox) earlier(subject []byte) bool {
+	if !b.under(subject) {
+		return false
+	}
+	n, err := strconv.ParseUint(string(subject[len(b.base):]), 10, 64)
+	return err == nil && n >= 1 && n < b.seq && strconv.FormatUint(n, 10) == string(subject[len(b.base):])
+}
+
 // under reports whether subject lies under the inbox.
 func (b *inbox) under(subject []byte) bool {
 	return len(subject) > len(b.base) && string(subject[:len(b.base)]) == b.base

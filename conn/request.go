@@ -122,7 +122,18 @@ func (c *Conn) exchange(ctx context.Context, subject string, header, payload []b
 			if forwarded && !c.inbox.under(f.Subject) {
 				return replyOf(f, true), nil
 			}
-			return Reply{}, c.fail(ErrForeignFrame)
+			if !trailingStatus(c, f) {
+				return Reply{}, c.fail(ErrForeignFrame)
+			}
+			// A status the server sends after an earlier request was
+			// answered (2.14.6 follows a pull that carried max_bytes with
+			// "409 Batch Completed"): it answers nothing now and is counted
+			// as a control frame.
+			ctl.frames++
+			if ctl.frames > MaxControlFramesPerExchange {
+				return Reply{}, c.fail(ErrControlFlood)
+			}
+			continue
 		case parser.OpErr:
 			kind := classify(f.ErrText)
 			if kind.Fatal() {
@@ -158,6 +169,13 @@ func (c *Conn) appendPub(subject, reply string, header, payload []byte) ([]byte,
 	default:
 		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
+}
+
+// trailingStatus reports a status-only message (a status, no reply
+// subject, no payload) addressed to the reply subject of an earlier request
+// of this connection.
+func trailingStatus(c *Conn, f parser.Frame) bool {
+	return f.Op == parser.OpHMsg && f.Status != 0 && len(f.Payload) == 0 && len(f.Reply) == 0 && c.inbox.earlier(f.Subject)
 }
 
 func replyOf(f parser.Frame, forwarded bool) Reply {

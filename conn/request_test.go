@@ -320,3 +320,38 @@ func TestRequestRefusedBeforeWriting(t *testing.T) {
 		t.Errorf("script: %v", rec.Err)
 	}
 }
+
+// TestFakeTrailingStatus pins the 2.14.6 behaviour a pull with max_bytes
+// shows: after the message it sends "409 Batch Completed" to the pull's
+// reply subject, which then arrives during the next request. A status-only
+// message to an earlier reply subject is skipped; the same status to a reply
+// subject not yet issued is foreign.
+func TestFakeTrailingStatus(t *testing.T) {
+	const done = "NATS/1.0 409 Batch Completed\r\nNats-Pending-Messages: 0\r\nNats-Pending-Bytes: 0\r\n\r\n"
+	f := startFake(t, fakeserver.Config{Script: script(
+		greet(infoJSON),
+		expectPub("1", "q"),
+		steps(msgTo("1", "a")),
+		expectPub("2", "q"),
+		steps(hmsgTo("1", done, ""), msgTo("2", "b")),
+		expectPub("3", "q"),
+		steps(hmsgTo("9", done, ""), fakeserver.WaitClose()),
+	)})
+	c, err := f.dial(t, f.config(t))
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	if _, err := request(t, c, "q"); err != nil {
+		t.Fatalf("request 1: %v", err)
+	}
+	r, err := request(t, c, "q")
+	if err != nil {
+		t.Fatalf("request 2: %v", err)
+	}
+	if got := string(r.Payload); got != "b" {
+		t.Errorf("request 2 payload = %q, want %q", got, "b")
+	}
+	if _, err := request(t, c, "q"); !errors.Is(err, conn.ErrForeignFrame) || !c.Closed() {
+		t.Fatalf("request 3: %v, want ErrForeignFrame and a closed connection", err)
+	}
+}
