@@ -1,0 +1,210 @@
+package pull
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Limits of an acknowledgement command.
+const (
+	// MinNakDelay and MaxNakDelay bound Command.Delay of a NAK (inclusive).
+	MinNakDelay = 100 * time.Millisecond
+	MaxNakDelay = 10 * time.Second
+
+	// MaxTermReasonLen bounds Command.Reason of a TERM, in bytes.
+	MaxTermReasonLen = 128
+
+	// MaxCommandLen is the longest acknowledgement payload AppendCommand
+	// writes: "+TERM " and a reason of MaxTermReasonLen bytes.
+	MaxCommandLen = len(termPrefix) + 1 + MaxTermReasonLen
+)
+
+// Acknowledgement payloads (nats-server 2.14.6 consumer.go AckAck, AckNak,
+// AckTerm; processNak reads the JSON delay in nanoseconds).
+const (
+	ackPayload = "+ACK"
+	termPrefix = "+TERM"
+	nakPrefix  = `-NAK {"delay":`
+	nakSuffix  = "}"
+)
+
+// Action is the terminal outcome sent to the broker for one delivery.
+type Action uint8
+
+const (
+	// ActionAck (+ACK): processed, never redeliver.
+	ActionAck Action = iota + 1
+	// ActionNak (-NAK {"delay":ns}): redeliver after the delay.
+	ActionNak
+	// ActionTerm (+TERM [reason]): never redeliver, not processed.
+	ActionTerm
+)
+
+// String returns "ack", "nak" or "term", or "Action(n)" outside the
+// enumeration.
+func (a Action) String() string {
+	switch a {
+	case ActionAck:
+		return "ack"
+	case ActionNak:
+		return "nak"
+	case ActionTerm:
+		return "term"
+	}
+	return "Action(" + strconv.Itoa(int(a)) + ")"
+}
+
+// Command is one acknowledgement.
+type Command struct {
+	Action Action
+	// Delay is the NAK delay, MinNakDelay to MaxNakDelay; zero for other
+	// actions.
+	Delay time.Duration
+	// Reason is the optional TERM reason, put in the broker's terminated
+	// advisory: printable ASCII, no leading or trailing space (the broker
+	// would trim it), at most MaxTermReasonLen bytes; empty for other
+	// actions.
+	Reason string
+}
+
+// Ack returns the +ACK command.
+func Ack() Command { return Command{Action: ActionAck} }
+
+// Nak returns a -NAK command with a redelivery delay.
+func Nak(delay time.Duration) Command { return Command{Action: ActionNak, Delay: delay} }
+
+// Term returns a +TERM command with an optional reason.
+func Term(reason string) Command { return Command{Action: ActionTerm, Reason: reason} }
+
+// Validate checks the command against its limits.
+func (c Command) Validate() error {
+	switch c.Action {
+	case ActionAck:
+		if c.Delay != 0 || c.Reason != "" {
+			return fmt.Errorf("%w: ack takes no delay or reason", ErrInvalidAction)
+		}
+	case ActionNak:
+		if c.Reason != "" {
+			return fmt.Errorf("%w: nak takes no reason", ErrInvalidAction)
+		}
+		if c.Delay < MinNakDelay || c.Delay > MaxNakDelay {
+			return ErrInvalidNakDelay
+		}
+	case ActionTerm:
+		if c.Delay != 0 {
+			return fmt.Errorf("%w: term takes no delay", ErrInvalidAction)
+		}
+		return validReason(c.Reason)
+	default:
+		return ErrInvalidAction
+	}
+	return nil
+}
+
+func validReason(r string) error {
+	if len(r) > MaxTermReasonLen {
+		return fmt.Errorf("%w: longer than %d bytes", ErrInvalidTermReason, MaxTermReasonLen)
+	}
+	for i := 0; i < len(r); i++ {
+		if r[i] < 0x20 || r[i] > 0x7e {
+			return fmt.Errorf("%w: not printable ascii", ErrInvalidTermReason)
+		}
+	}
+	if r != "" && (r[0] == ' ' || r[len(r)-1] == ' ') {
+		return fmt.Errorf("%w: leading or trailing space", ErrInvalidTermReason)
+	}
+	return nil
+}
+
+// AppendCommand validates c and appends its payload to dst: "+ACK",
+// "+TERM", "+TERM <reason>" or `-NAK {"delay":<ns>}`. On error dst is
+// returned unchanged. It does not allocate when dst has MaxCommandLen bytes
+// of room.
+func AppendCommand(dst []byte, c Command) ([]byte, error) {
+	if err := c.Validate(); err != nil {
+		return dst, err
+	}
+	switch c.Action {
+	case ActionAck:
+		dst = append(dst, ackPayload...)
+	case ActionNak:
+		dst = append(dst, nakPrefix...)
+		dst = strconv.AppendInt(dst, int64(c.Delay), 10)
+		dst = append(dst, nakSuffix...)
+	case ActionTerm:
+		dst = append(dst, termPrefix...)
+		if c.Reason != "" {
+			dst = append(dst, ' ')
+			dst = append(dst, c.Reason...)
+		}
+	}
+	return dst, nil
+}
+
+// Outcome is what is known of an acknowledgement after it was sent.
+type Outcome uint8
+
+const (
+	// OutcomeVerified: the broker's empty receipt arrived before the
+	// delivery's ack-wait deadline.
+	OutcomeVerified Outcome = iota + 1
+	// OutcomeVerifiedLate: the receipt arrived, but after the delivery's
+	// ack-wait deadline; the broker may already have redelivered the
+	// message.
+	OutcomeVerifiedLate
+	// OutcomeUncertain: the command may have been written but no receipt
+	// was seen (a deadline, a lost connection, a partial write, any other
+	// reply). The broker may or may not have recorded it. It is never
+	// retried.
+	OutcomeUncertain
+)
+
+// String returns "verified", "verified late" or "uncertain", or
+// "Outcome(n)" outside the enumeration.
+func (o Outcome) String() string {
+	switch o {
+	case OutcomeVerified:
+		return "verified"
+	case OutcomeVerifiedLate:
+		return "verified late"
+	case OutcomeUncertain:
+		return "uncertain"
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Verified reports whether the broker's receipt was seen (late or not).
+func (o Outcome) Verified() bool { return o == OutcomeVerified || o == OutcomeVerifiedLate }
+
+// DeliveryID names one delivery of one message, as its ack subject does.
+type DeliveryID struct {
+	// StreamSeq is the message's stream sequence.
+	StreamSeq uint64
+	// ConsumerSeq is the consumer's delivery sequence.
+	ConsumerSeq uint64
+	// Delivered is the delivery count, 1 on the first delivery.
+	Delivered uint64
+}
+
+// Receipt is the result of one acknowledgement.
+type Receipt struct {
+	// Outcome is set for every command that was handed to the connection.
+	Outcome Outcome
+	// Action is the command's action.
+	Action Action
+	// Delivery is the delivery the command acknowledged.
+	Delivery DeliveryID
+	// Late is how long after the delivery's ack-wait deadline the receipt
+	// arrived (OutcomeVerifiedLate only).
+	Late time.Duration
+}
+
+// receiptOutcome decides Verified or VerifiedLate for a receipt seen at
+// `at` for a delivery whose ack-wait deadline is deadline.
+func receiptOutcome(at, deadline time.Time) (Outcome, time.Duration) {
+	if at.After(deadline) {
+		return OutcomeVerifiedLate, at.Sub(deadline)
+	}
+	return OutcomeVerified, 0
+}

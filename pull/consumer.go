@@ -1,0 +1,264 @@
+package pull
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/latent-systems/latent-nats/acksubject"
+	"github.com/latent-systems/latent-nats/conn"
+)
+
+// Requester is what the operations need from a connection: strictly
+// sequential request/reply with the deadline taken from ctx. *conn.Conn
+// implements it. RequestDelivery is Request for the pull, whose answer may be
+// a message delivered under its own subject (Reply.Forwarded).
+//
+// The context handed to a Requester may narrow its caller's deadline without
+// a timer: its Deadline is the bound and its Err reports the bound's
+// expiry, but its Done closes only with the caller's context. A Requester
+// must bound its blocking by Deadline, as *conn.Conn does with socket
+// deadlines.
+//
+// Errors are read as *conn.Conn reports them: conn.ErrNoDeadline,
+// conn.ErrTooLarge, conn.ErrInvalidRequest, the bare conn.ErrClosed sentinel
+// and a context error that is not inside a *conn.ClosedError mean nothing
+// was written; any other error means the request may have been written.
+type Requester interface {
+	Request(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error)
+	RequestDelivery(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error)
+}
+
+// Bounds of Options.
+const (
+	// DefaultNextMargin is Options.NextMargin when zero: the time allowed
+	// beyond the pull's 100 ms expiry for the broker's 408 to arrive.
+	DefaultNextMargin = 150 * time.Millisecond
+	// MinNextMargin and MaxNextMargin bound Options.NextMargin.
+	MinNextMargin = 10 * time.Millisecond
+	MaxNextMargin = time.Second
+
+	// DefaultOpTimeout is Options.OpTimeout when zero.
+	DefaultOpTimeout = time.Second
+	// MinOpTimeout and MaxOpTimeout bound Options.OpTimeout, the delivery
+	// operation timeout range of the profile.
+	MinOpTimeout = 100 * time.Millisecond
+	MaxOpTimeout = 10 * time.Second
+)
+
+// Options tune a Consumer. The zero value is valid.
+type Options struct {
+	// Now is the clock for ack-wait deadlines and receipt times; nil means
+	// time.Now.
+	Now func() time.Time
+	// NextMargin is added to the pull's expiry (RequestExpires) to bound
+	// Next; zero means DefaultNextMargin.
+	NextMargin time.Duration
+	// OpTimeout bounds Inspect and Ack when the caller's context allows
+	// longer; zero means DefaultOpTimeout.
+	OpTimeout time.Duration
+}
+
+// Consumer runs the operations of one binding. It holds no connection and
+// no goroutine; it is not safe for concurrent use (it keeps a scratch
+// buffer for acknowledgement payloads).
+type Consumer struct {
+	b           Binding
+	ack         acksubject.Binding
+	infoSubject string
+	nextSubject string
+	nextBody    []byte
+	now         func() time.Time
+	nextBound   time.Duration
+	opTimeout   time.Duration
+	cmd         [MaxCommandLen]byte
+	dctx        deadlineCtx // scratch of narrow, empty between calls
+}
+
+// NewConsumer validates b and opts and prepares the subjects and the pull
+// body once.
+func NewConsumer(b Binding, opts Options) (*Consumer, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	margin := opts.NextMargin
+	if margin == 0 {
+		margin = DefaultNextMargin
+	}
+	if margin < MinNextMargin || margin > MaxNextMargin {
+		return nil, &BindingError{Field: "next_margin", Err: errOutOfRange}
+	}
+	op := opts.OpTimeout
+	if op == 0 {
+		op = DefaultOpTimeout
+	}
+	if op < MinOpTimeout || op > MaxOpTimeout {
+		return nil, &BindingError{Field: "op_timeout", Err: errOutOfRange}
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Consumer{
+		b:           b,
+		ack:         acksubject.Binding{Stream: b.Stream, Consumer: b.Consumer},
+		infoSubject: b.InfoSubject(),
+		nextSubject: b.NextSubject(),
+		nextBody:    appendNextBody(nil, b.MaxBytes()),
+		now:         now,
+		nextBound:   RequestExpires + margin,
+		opTimeout:   op,
+	}, nil
+}
+
+// Binding returns the consumer's binding.
+func (c *Consumer) Binding() Binding { return c.b }
+
+// NextBody returns a copy of the pull request body.
+func (c *Consumer) NextBody() []byte { return append([]byte(nil), c.nextBody...) }
+
+// deadlineCtx narrows a parent context's deadline without a timer, so that
+// bounding an operation does not allocate. Deadline reports the narrowed
+// deadline and Err reports context.DeadlineExceeded once it has passed;
+// Done closes only with the parent's. A Requester bounds its blocking by
+// Deadline, as *conn.Conn does with socket deadlines, so nothing waits on
+// Done for the narrowed bound.
+type deadlineCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (d *deadlineCtx) Deadline() (time.Time, bool) { return d.deadline, true }
+
+func (d *deadlineCtx) Err() error {
+	if err := d.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(d.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// narrow returns ctx when its deadline is at most d from now, otherwise the
+// Consumer's scratch deadlineCtx over ctx ending d from now. The caller
+// calls release when the request returns, so the Consumer keeps no
+// reference to ctx.
+func (c *Consumer) narrow(ctx context.Context, d time.Duration) context.Context {
+	limit := time.Now().Add(d)
+	if dl, ok := ctx.Deadline(); ok && !dl.After(limit) {
+		return ctx
+	}
+	c.dctx = deadlineCtx{Context: ctx, deadline: limit}
+	return &c.dctx
+}
+
+func (c *Consumer) release() { c.dctx = deadlineCtx{} }
+
+// Inspect requests consumer info and checks it against the profile. It
+// returns the pending counts whenever the reply decoded, also with a
+// *ProfileError (the caller must not pull then). Errors: the connection's
+// (wrapped), ErrNoResponders, ErrStreamNotFound, ErrConsumerNotFound,
+// *APIError, ErrInfoTooLarge, *InfoError, *ProfileError, and a *ReplyError
+// for a reply that is not a plain message.
+func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
+	rep, err := r.Request(c.narrow(ctx, c.opTimeout), c.infoSubject, nil, nil)
+	c.release()
+	if err != nil {
+		return Pending{}, fmt.Errorf("pull: inspect: %w", err)
+	}
+	if rep.Status != 0 {
+		if rep.Status == 503 && len(rep.Description) == 0 && len(rep.Payload) == 0 {
+			return Pending{}, ErrNoResponders
+		}
+		return Pending{}, &ReplyError{Op: OpInspect, Err: ErrUnknownStatus}
+	}
+	if rep.Forwarded || len(rep.ReplyTo) != 0 || len(rep.Header) != 0 {
+		return Pending{}, &ReplyError{Op: OpInspect, Err: ErrUnexpectedReply}
+	}
+	var ci consumerInfo
+	if err := decodeInfo(rep.Payload, &ci); err != nil {
+		return Pending{}, err
+	}
+	if ci.apiErr {
+		return Pending{}, ci.infoError()
+	}
+	if ms := checkProfile(&c.b, &ci); ms != nil {
+		return ci.pending, &ProfileError{Mismatches: ms}
+	}
+	return ci.pending, nil
+}
+
+// Next sends one no-wait pull and classifies the reply. The operation is
+// bounded by RequestExpires plus the margin, or ctx if that ends sooner;
+// missing the bound closes the connection (the connection's rule) and
+// returns its error. A *ReplyError means the connection must be closed.
+func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
+	sentAt := c.now()
+	rep, err := r.RequestDelivery(c.narrow(ctx, c.nextBound), c.nextSubject, nil, c.nextBody)
+	c.release()
+	if err != nil {
+		return Result{}, fmt.Errorf("pull: next: %w", err)
+	}
+	return c.classifyNext(&rep, sentAt)
+}
+
+// Ack sends cmd for the delivery d and waits for the broker's receipt,
+// bounded by ctx and the operation timeout. It never retries.
+//
+// An invalid cmd or a d not delivered for this binding is refused before
+// anything is sent: a zero Receipt and ErrInvalidAction,
+// ErrInvalidNakDelay, ErrInvalidTermReason or ErrInvalidDelivery. A request
+// the connection refused before writing returns a zero Receipt and the
+// connection's error. Otherwise the Receipt's Outcome is set: Verified or
+// VerifiedLate with a nil error, or Uncertain with a *ReceiptError whose
+// cause may itself match ErrCloseConnection.
+func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Command) (Receipt, error) {
+	payload, err := AppendCommand(c.cmd[:0], cmd)
+	if err != nil {
+		return Receipt{}, err
+	}
+	if d == nil || d.subject == "" || d.AckSubject.Stream != c.b.Stream || d.AckSubject.Consumer != c.b.Consumer {
+		return Receipt{}, ErrInvalidDelivery
+	}
+	rec := Receipt{Action: cmd.Action, Delivery: d.ID}
+	rep, err := r.Request(c.narrow(ctx, c.opTimeout), d.subject, nil, payload)
+	c.release()
+	at := c.now()
+	if err != nil {
+		if notWritten(err) {
+			return Receipt{}, fmt.Errorf("pull: ack: %w", err)
+		}
+		rec.Outcome = OutcomeUncertain
+		return rec, &ReceiptError{Err: err}
+	}
+	switch {
+	case rep.Status == 0 && !rep.Forwarded && len(rep.ReplyTo) == 0 && len(rep.Header) == 0 && len(rep.Payload) == 0:
+		rec.Outcome, rec.Late = receiptOutcome(at, d.AckDeadline)
+		return rec, nil
+	case rep.Status == 503 && len(rep.Description) == 0 && len(rep.Payload) == 0:
+		rec.Outcome = OutcomeUncertain
+		return rec, &ReceiptError{Err: ErrNoResponders}
+	}
+	rec.Outcome = OutcomeUncertain
+	return rec, &ReceiptError{Err: &ReplyError{Op: OpAck, Err: ErrUnexpectedReply}}
+}
+
+// notWritten reports whether a Requester error proves that nothing was
+// written (see Requester).
+func notWritten(err error) bool {
+	var closed *conn.ClosedError
+	switch {
+	case errors.As(err, &closed):
+		return false
+	case errors.Is(err, conn.ErrClosed),
+		errors.Is(err, conn.ErrNoDeadline),
+		errors.Is(err, conn.ErrTooLarge),
+		errors.Is(err, conn.ErrInvalidRequest),
+		errors.Is(err, context.Canceled),
+		errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	return false
+}

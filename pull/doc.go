@@ -1,0 +1,82 @@
+// Package pull owns the three broker operations of one visit to a durable
+// JetStream pull consumer under the nats-jetstream-pull-v1 profile: inspect
+// the consumer and check it against the profile, pull at most one message
+// with a no-wait request, and acknowledge it with a verified receipt; plus
+// the permissions a binding needs. It refuses to create, change or delete
+// streams or consumers, to drain or queue anything locally, and to retry an
+// acknowledgement.
+//
+// # Contents
+//
+//   - binding.go: [Binding], its limits and [ValidName] (the server's
+//     asset-name rule).
+//   - consumer.go: [Consumer], [Requester] and the operations
+//     [Consumer.Inspect], [Consumer.Next] and [Consumer.Ack].
+//   - info.go, jsonscan.go: the strict, allocation-free decoding of the
+//     consumer-info reply, capped at [MaxInfoSize]; [Pending] and
+//     [Pending.Empty].
+//   - profile.go: the profile check and [Mismatch].
+//   - next.go: the pull request body and the classification of its reply.
+//   - kind.go: [Kind] and [Class], one Kind per status the broker sends.
+//   - op.go: [Op], the operation named in errors.
+//   - ack.go: [Command], [AppendCommand], [Outcome] and [Receipt].
+//   - permissions.go: [DerivePermissions] and [Permissions.ServerConfigJSON].
+//   - errors.go: sentinels and the typed errors [BindingError],
+//     [InfoError], [APIError], [ProfileError], [ReplyError], [ReceiptError].
+//
+// # The profile
+//
+// Inspect requests $JS.API.CONSUMER.INFO.<stream>.<consumer> and requires,
+// exactly: the configured stream; a named durable equal to the configured
+// consumer; one filter subject equal to the configured one; ack_policy
+// explicit, replay_policy instant, deliver_policy all; max_waiting =
+// max_ack_pending = max_batch = 1; max_expires = 100 ms; max_bytes = payload
+// ceiling + [MaxBytesOverhead]; ack_wait and max_deliver as configured. A
+// push consumer (deliver_subject), headers_only, flow_control, several
+// filters, a backoff array and a priority policy other than none are
+// refused. One [*ProfileError] lists every mismatch at once. A missing
+// stream or consumer (JetStream errors 10059, 10014) are [ErrStreamNotFound]
+// and [ErrConsumerNotFound].
+//
+// The reply is decoded with a closed grammar: one JSON object holding only
+// fields nats-server 2.14.6 sends, each at most once, keys matched exactly,
+// and the counters present. An unknown field is an error, not ignored.
+//
+// # Pulling
+//
+// Next publishes {"batch":1,"no_wait":true,"expires":100000000,
+// "max_bytes":<ceiling+9216>} to $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>.
+// Its reply is a message or one of the statuses listed by [Kind]. A message
+// must come from the binding's filter subject, carry an ack subject that
+// the acksubject package parses and that names this stream and consumer,
+// and fit the payload ceiling; any other frame is a [*ReplyError] matching
+// [ErrCloseConnection]: the caller closes the connection, nothing is
+// drained. The whole operation is bounded by the request's expiry plus
+// [NextMargin], since the broker holds a no-wait request with an expiry
+// while nothing is deliverable.
+//
+// After delivering a message the broker also sends "409 Batch Completed" to
+// the same reply subject (the request's max_bytes had room left). That frame
+// belongs to a request that is already answered; discarding it is the
+// connection's business (it arrives on an earlier reply subject).
+//
+// A visit that consumer info proves empty ([Pending.Empty]) need not pull
+// at all: with nothing pending the broker would hold the pull for its whole
+// 100 ms expiry.
+//
+// # Acknowledging
+//
+// Ack publishes +ACK, +TERM [reason] or -NAK {"delay":ns} to the delivery's
+// ack subject with a reply subject. The broker's empty reply makes the
+// outcome [OutcomeVerified], or [OutcomeVerifiedLate] when it arrives after
+// the delivery's ack-wait deadline (estimated conservatively from when the
+// pull was sent, on the injected clock). Anything else — a deadline, a lost
+// connection, a write that may have failed part way, any other reply — is
+// [OutcomeUncertain] with a [*ReceiptError]; it is never retried.
+//
+// # Permissions
+//
+// [DerivePermissions] returns the exact allow lists: publish the info, pull
+// and both ack-subject forms of each binding; subscribe the private inbox
+// prefix. Nothing else.
+package pull

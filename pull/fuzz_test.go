@@ -1,0 +1,102 @@
+package pull
+
+import (
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+)
+
+// refInfo is the reference decoding with encoding/json of the fields the
+// strict decoder reads.
+type refInfo struct {
+	Type       string `json:"type"`
+	StreamName string `json:"stream_name"`
+	Name       string `json:"name"`
+	NumAck     int    `json:"num_ack_pending"`
+	NumRedel   int    `json:"num_redelivered"`
+	NumWaiting int    `json:"num_waiting"`
+	NumPending uint64 `json:"num_pending"`
+	Error      *struct {
+		Code    int `json:"code"`
+		ErrCode int `json:"err_code"`
+	} `json:"error"`
+	Config *struct {
+		Durable        string   `json:"durable_name"`
+		AckPolicy      string   `json:"ack_policy"`
+		AckWait        int64    `json:"ack_wait"`
+		MaxBytes       int64    `json:"max_bytes"`
+		FilterSubject  string   `json:"filter_subject"`
+		FilterSubjects []string `json:"filter_subjects"`
+		HeadersOnly    bool     `json:"headers_only"`
+	} `json:"config"`
+}
+
+// FuzzDecodeInfo checks that whatever the strict decoder accepts is valid
+// JSON and decodes to the same values with encoding/json, and that the
+// decoder never reads outside its input or panics.
+func FuzzDecodeInfo(f *testing.F) {
+	f.Add([]byte(matchingInfo))
+	f.Add([]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","error":{"code":404,"err_code":10014,"description":"consumer not found"}}`))
+	f.Add([]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","stream_name":"S\ud83d\ude00\u003c","num_ack_pending":0,"num_redelivered":0,"num_waiting":0,"num_pending":18446744073709551615}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var ci consumerInfo
+		if err := decodeInfo(body, &ci); err != nil {
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("accepted invalid json %q", body)
+		}
+		var ref refInfo
+		if err := json.Unmarshal(body, &ref); err != nil {
+			t.Fatalf("accepted %q that encoding/json refuses: %v", body, err)
+		}
+		if ref.Type != infoResponseType {
+			t.Fatalf("type %q accepted", ref.Type)
+		}
+		if ci.apiErr {
+			if ref.Error == nil || int64(ref.Error.Code) != ci.code || int64(ref.Error.ErrCode) != ci.errCode {
+				t.Fatalf("error codes differ: %+v vs %d/%d", ref.Error, ci.code, ci.errCode)
+			}
+			return
+		}
+		want := Pending{NumPending: ref.NumPending, NumAckPending: ref.NumAck, NumRedelivered: ref.NumRedel, NumWaiting: ref.NumWaiting}
+		if ci.pending != want {
+			t.Fatalf("pending %+v, encoding/json %+v", ci.pending, want)
+		}
+		checkStr(t, "stream_name", ci.streamName, ref.StreamName)
+		checkStr(t, "name", ci.name, ref.Name)
+		if ci.hasConfig != (ref.Config != nil) {
+			t.Fatalf("config presence differs")
+		}
+		if ref.Config == nil {
+			return
+		}
+		c := &ci.config
+		checkStr(t, "durable_name", c.durableName, ref.Config.Durable)
+		checkStr(t, "ack_policy", c.ackPolicy, ref.Config.AckPolicy)
+		checkStr(t, "filter_subject", c.filterSubject, ref.Config.FilterSubject)
+		if c.ackWait.v != ref.Config.AckWait || c.maxBytes.v != ref.Config.MaxBytes {
+			t.Fatalf("integers differ")
+		}
+		if c.headersOnly != ref.Config.HeadersOnly || c.numFilters != len(ref.Config.FilterSubjects) {
+			t.Fatalf("headers_only or filter count differ")
+		}
+		if c.numFilters > 0 {
+			checkStr(t, "filter_subjects[0]", c.firstFilter, ref.Config.FilterSubjects[0])
+		}
+	})
+}
+
+func checkStr(t *testing.T, field string, v jstr, want string) {
+	t.Helper()
+	got := ""
+	if v.present {
+		got = decodeString(v.raw, v.esc)
+	}
+	if got != want || !utf8.ValidString(got) {
+		t.Fatalf("%s = %q, encoding/json %q", field, got, want)
+	}
+	if v.present && !jsonStringEqual(v.raw, v.esc, want) {
+		t.Fatalf("%s: jsonStringEqual disagrees with decodeString", field)
+	}
+}

@@ -1,0 +1,116 @@
+package pull
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Subject prefixes of the JetStream API a binding uses.
+const (
+	infoSubjectPrefix = "$JS.API.CONSUMER.INFO."
+	nextSubjectPrefix = "$JS.API.CONSUMER.MSG.NEXT."
+	ackSubjectPrefix  = "$JS.ACK."
+	// ackV2Wildcard stands for the domain and account-hash tokens of the v2
+	// ack subject form.
+	ackV2Wildcard = "*.*."
+)
+
+// MaxInboxPrefixLen bounds the inbox prefix given to DerivePermissions, in
+// bytes.
+const MaxInboxPrefixLen = 128
+
+// InfoSubject returns $JS.API.CONSUMER.INFO.<stream>.<consumer>.
+func (b Binding) InfoSubject() string { return infoSubjectPrefix + b.Stream + "." + b.Consumer }
+
+// NextSubject returns $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>.
+func (b Binding) NextSubject() string { return nextSubjectPrefix + b.Stream + "." + b.Consumer }
+
+// Permissions are the exact allow lists a tenant's broker user needs for its
+// bindings: nothing to create, change or delete streams or consumers, no
+// other subject.
+type Permissions struct {
+	// Publish: for each binding the consumer-info subject, the pull subject,
+	// and both ack-subject forms ($JS.ACK.<s>.<c>.> classic and
+	// $JS.ACK.*.*.<s>.<c>.> v2, the latter matching any domain and account
+	// hash). Sorted, without duplicates.
+	Publish []string
+	// Subscribe: the private inbox prefix followed by ".>".
+	Subscribe []string
+}
+
+// DerivePermissions returns the permissions for a connection whose private
+// inbox is inboxPrefix and which serves bindings. Each binding is validated;
+// the inbox prefix must be a literal subject of at most MaxInboxPrefixLen
+// bytes. A JetStream domain is not needed: the broker checks permissions
+// against the $JS.API form after mapping a domain prefix.
+func DerivePermissions(inboxPrefix string, bindings ...Binding) (Permissions, error) {
+	if err := validLiteralSubject(inboxPrefix, MaxInboxPrefixLen); err != nil {
+		return Permissions{}, &BindingError{Field: "inbox_prefix", Err: err}
+	}
+	if len(bindings) == 0 {
+		return Permissions{}, &BindingError{Field: "bindings", Err: errOutOfRange}
+	}
+	pub := make([]string, 0, 4*len(bindings))
+	for _, b := range bindings {
+		if err := b.Validate(); err != nil {
+			return Permissions{}, err
+		}
+		sc := b.Stream + "." + b.Consumer
+		pub = append(pub,
+			infoSubjectPrefix+sc,
+			nextSubjectPrefix+sc,
+			ackSubjectPrefix+sc+".>",
+			ackSubjectPrefix+ackV2Wildcard+sc+".>",
+		)
+	}
+	slices.Sort(pub)
+	pub = slices.Compact(pub)
+	return Permissions{Publish: pub, Subscribe: []string{inboxPrefix + ".>"}}, nil
+}
+
+// ServerConfigJSON returns the permissions as the JSON of a nats-server
+// user's "permissions" block:
+//
+//	{"publish":{"allow":[...]},"subscribe":{"allow":[...]}}
+//
+// The server's configuration format accepts JSON, so the bytes can be placed
+// after `permissions:` in a user entry. Its lexer knows only the escapes
+// \" \\ \t \n \r \xXX, so strings are written with '"' and '\' escaped and
+// everything else literal (no \u escapes, no HTML escaping); a subject with
+// a control byte cannot be written and is an error wrapping
+// ErrInvalidSubject.
+func (p Permissions) ServerConfigJSON() ([]byte, error) {
+	out := make([]byte, 0, 64+32*(len(p.Publish)+len(p.Subscribe)))
+	out = append(out, `{"publish":{"allow":`...)
+	out, err := appendConfigList(out, p.Publish)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, `},"subscribe":{"allow":`...)
+	if out, err = appendConfigList(out, p.Subscribe); err != nil {
+		return nil, err
+	}
+	return append(out, "}}"...), nil
+}
+
+func appendConfigList(dst []byte, list []string) ([]byte, error) {
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		for j := 0; j < len(s); j++ {
+			switch c := s[j]; {
+			case c < 0x20 || c == 0x7f:
+				return nil, fmt.Errorf("%w: control byte in a permission subject", ErrInvalidSubject)
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			default:
+				dst = append(dst, c)
+			}
+		}
+		dst = append(dst, '"')
+	}
+	return append(dst, ']'), nil
+}
