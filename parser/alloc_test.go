@@ -1,0 +1,50 @@
+package parser
+
+import (
+	"testing"
+
+	"github.com/latent-systems/latent-nats/parser/frametest"
+)
+
+// TestZeroAllocs asserts that Next allocates nothing per frame in steady
+// state, for every benchmark shape and for the ops without a body, and that
+// HeaderValue allocates nothing.
+func TestZeroAllocs(t *testing.T) {
+	frames := map[string][]byte{
+		"PING": []byte("PING\r\n"),
+		"PONG": []byte("PONG\r\n"),
+		"+OK":  []byte("+OK\r\n"),
+		"-ERR": []byte("-ERR 'Stale Connection'\r\n"),
+		"INFO": []byte("INFO " + infoJSON + " \r\n"),
+	}
+	for _, s := range frametest.Shapes() {
+		frames[s.Name] = s.Frame
+	}
+	for name, frame := range frames {
+		t.Run(name, func(t *testing.T) {
+			p := New(frametest.NewLoopReader(frame), testLimits)
+			var err error
+			allocs := testing.AllocsPerRun(1000, func() {
+				if _, e := p.Next(); e != nil {
+					err = e
+				}
+			})
+			mustNotFail(t, err)
+			if allocs != 0 {
+				t.Errorf("Next: %v allocs per frame, want 0", allocs)
+			}
+		})
+	}
+	t.Run("HeaderValue", func(t *testing.T) {
+		s, _ := frametest.Lookup("JS/status-408")
+		p := New(frametest.NewLoopReader(s.Frame), testLimits)
+		f, err := p.Next()
+		mustNotFail(t, err)
+		allocs := testing.AllocsPerRun(1000, func() {
+			_, _ = f.HeaderValue("Nats-Pending-Bytes")
+		})
+		if allocs != 0 {
+			t.Errorf("HeaderValue: %v allocs, want 0", allocs)
+		}
+	})
+}

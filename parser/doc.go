@@ -1,0 +1,52 @@
+// Package parser decodes the frames a NATS server sends a client (INFO, MSG,
+// HMSG, PING, PONG, +OK and -ERR) with a closed grammar and fixed caps, and
+// refuses everything else: any byte sequence nats-server 2.14.6 would not emit
+// is an error, and no announced size is trusted before it is checked.
+//
+// # Contents
+//
+//   - limits.go: [Limits], the caps [MaxLine], [MaxHeaderBlock] and
+//     [MaxPayloadLimit], and how each one counts CRLF.
+//   - op.go: the frame vocabulary [Op].
+//   - frame.go: [Frame] and its zero-copy lifetime.
+//   - parser.go: [Parser], [New] and [Parser.Next].
+//   - reader.go: the fixed buffer and how it is filled.
+//   - args.go: control-line arguments and size tokens.
+//   - header.go: the header-block grammar ([ParseHeader], [HeaderValue]).
+//   - errors.go: sentinels and the typed [Error].
+//
+// # Grammar
+//
+// Exactly these control lines are accepted, with single spaces and CRLF:
+//
+//	INFO {json} \r\n                          (note the space before CRLF)
+//	MSG <subject> <sid> [<reply>] <size>\r\n<payload>\r\n
+//	HMSG <subject> <sid> [<reply>] <hdr> <total>\r\n<header block><payload>\r\n
+//	PING\r\n
+//	PONG\r\n
+//	+OK\r\n
+//	-ERR '<text>'\r\n
+//
+// Op names are upper case only. An argument token is one or more bytes other
+// than space, tab, CR, LF. Size tokens are 1 to 9 ASCII digits, leading
+// zeros allowed (the server forwards a publisher's size token verbatim, so
+// "007" arrives as written); the value is what counts. A longer token is
+// malformed, as the server itself never accepts one, so no size can overflow.
+//
+// The header block of an HMSG has its own closed grammar, see [ParseHeader].
+//
+// # Memory
+//
+// A [Parser] allocates one buffer in [New], sized from its [Limits], and never
+// grows it: whatever the input, its memory is fixed. In steady state [Parser.Next]
+// allocates nothing; the slices in a [Frame] alias that buffer and are valid
+// until the next call to Next or Reset.
+//
+// # Errors
+//
+// Errors are final: once Next has returned an error, every later call returns
+// an error too (the same one). A clean end of input between two frames is
+// [io.EOF]; an end inside a frame matches [io.ErrUnexpectedEOF]. Grammar and
+// limit errors are [*Error] values that match the exported sentinels with
+// [errors.Is]; their messages never contain bytes from the input.
+package parser

@@ -1,0 +1,20 @@
+package wire
+
+const (
+	// MaxControlLine caps an encoded PUB, HPUB, SUB or UNSUB control line,
+	// op and CRLF included: 4096 bytes, the server's default
+	// max_control_line (which counts the arguments only, so this is
+	// slightly stricter). CONNECT is not capped here: its size follows from
+	// the credentials, and a server configured with a larger
+	// max_control_line accepts more.
+	MaxControlLine = 4096
+
+	// MaxHeaderBlock caps a header block, "NATS/1.0\r\n" through the
+	// terminating blank line, both CRLFs counted: 8 KiB, the cap the parser
+	// applies to the blocks it receives, so that what this client publishes
+	// it can also read back.
+	MaxHeaderBlock = 8192
+
+	// maxSize is the largest size the server parses (9 digits).
+	maxSize = 999_999_999
+)

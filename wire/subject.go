@@ -1,0 +1,74 @@
+package wire
+
+// forbidden reports bytes no subject, reply, queue, sid or header may
+// contain: space, every ASCII control byte (tab, CR, LF and NUL among them)
+// and DEL. The server splits arguments on space and tab and ends lines at LF.
+func forbidden(c byte) bool { return c <= ' ' || c == 0x7f }
+
+// ValidSubject checks a subscription subject: one or more tokens separated
+// by '.', no token empty, no forbidden byte (space, control bytes, DEL), a
+// '*' only as a whole token, a '>' only as the whole last token. Errors wrap
+// ErrInvalidSubject.
+func ValidSubject(s string) error {
+	if r := subjectReason(s, true); r != "" {
+		return fail("SUB", "subject", r, ErrInvalidSubject)
+	}
+	return nil
+}
+
+// ValidPublishSubject checks a subject to publish to: ValidSubject's rules,
+// and no wildcard token at all. Errors wrap ErrInvalidSubject.
+func ValidPublishSubject(s string) error {
+	if r := subjectReason(s, false); r != "" {
+		return fail("PUB", "subject", r, ErrInvalidSubject)
+	}
+	return nil
+}
+
+// subjectReason returns why s is not a subject ("" when it is).
+func subjectReason(s string, wildcards bool) string {
+	if s == "" {
+		return "empty"
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			if forbidden(s[i]) {
+				return "forbidden byte"
+			}
+			continue
+		}
+		tok := s[start:i]
+		switch {
+		case tok == "":
+			return "empty token"
+		case tok == "*":
+			if !wildcards {
+				return "wildcard in a publish subject"
+			}
+		case tok == ">":
+			if !wildcards {
+				return "wildcard in a publish subject"
+			}
+			if i != len(s) {
+				return "'>' not the last token"
+			}
+		}
+		start = i + 1
+	}
+	return ""
+}
+
+// tokenReason checks a single-word argument (sid, queue group): non-empty,
+// no forbidden byte.
+func tokenReason(s string) string {
+	if s == "" {
+		return "empty"
+	}
+	for i := 0; i < len(s); i++ {
+		if forbidden(s[i]) {
+			return "forbidden byte"
+		}
+	}
+	return ""
+}
