@@ -1,0 +1,113 @@
+package provision
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/latent-systems/latent-nats/conn"
+)
+
+// JetStream API subjects of nats-server 2.14.6 (server/jetstream_api.go:
+// JSApiStreamInfo, JSApiStreamCreate, JSApiConsumerCreateEx). Consumer info
+// goes through pull.Consumer.Inspect, which owns the profile check.
+const (
+	streamInfoPrefix     = "$JS.API.STREAM.INFO."
+	streamCreatePrefix   = "$JS.API.STREAM.CREATE."
+	consumerCreatePrefix = "$JS.API.CONSUMER.CREATE."
+)
+
+// statusNoResponders is the status of a request nothing listens to.
+const statusNoResponders = 503
+
+// consumerActionCreate makes a consumer-create request fail (10148) rather
+// than update a consumer that exists with another configuration.
+const consumerActionCreate = "create"
+
+// apiErrorJSON is the "error" object of a JetStream API reply.
+type apiErrorJSON struct {
+	Code    int `json:"code"`
+	ErrCode int `json:"err_code"`
+	// Description is the broker's text: accepted by the strict decoders,
+	// never kept.
+	Description string `json:"description"`
+}
+
+// err returns the *APIError, or nil when e is nil.
+func (e *apiErrorJSON) err() error {
+	if e == nil {
+		return nil
+	}
+	return &APIError{Code: e.Code, ErrCode: e.ErrCode}
+}
+
+// streamInfoReply holds what this package reads of a stream info or
+// stream create reply; the broker sends more, which is ignored.
+type streamInfoReply struct {
+	Error  *apiErrorJSON `json:"error"`
+	Config *struct {
+		Name       string          `json:"name"`
+		Subjects   []string        `json:"subjects"`
+		Retention  string          `json:"retention"`
+		Storage    string          `json:"storage"`
+		MaxMsgSize int64           `json:"max_msg_size"`
+		Mirror     json.RawMessage `json:"mirror"`
+		Sources    json.RawMessage `json:"sources"`
+	} `json:"config"`
+}
+
+// consumerCreateReply holds what this package reads of a consumer create
+// reply: whether it is an error. The consumer itself is then checked with
+// pull's Inspect.
+type consumerCreateReply struct {
+	Type  string        `json:"type"`
+	Error *apiErrorJSON `json:"error"`
+}
+
+// consumerCreateRequest is the body of $JS.API.CONSUMER.CREATE.<s>.<c>
+// (CreateConsumerRequest in nats-server 2.14.6).
+type consumerCreateRequest struct {
+	Stream string         `json:"stream_name"`
+	Config ConsumerConfig `json:"config"`
+	Action string         `json:"action"`
+}
+
+// replyJSON checks that r is a plain reply (no status) and decodes its
+// payload into v, leniently: unknown fields are ignored. A 503 is
+// ErrNoJetStream.
+func replyJSON(r conn.Reply, v any) error {
+	if err := replyStatus(r, ErrNoJetStream); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(r.Payload, v); err != nil {
+		return fmt.Errorf("%w: not the expected JSON object", ErrMalformedReply)
+	}
+	return nil
+}
+
+// replyStatus maps a reply's status: none is nil, 503 is noResponders,
+// anything else ErrUnexpectedStatus.
+func replyStatus(r conn.Reply, noResponders error) error {
+	switch r.Status {
+	case 0:
+		return nil
+	case statusNoResponders:
+		return noResponders
+	default:
+		return fmt.Errorf("%w: %d", ErrUnexpectedStatus, r.Status)
+	}
+}
+
+// strictJSON decodes exactly one JSON object from b into v, refusing
+// unknown fields and trailing data.
+func strictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: not the expected JSON object", ErrMalformedReply)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: data after the JSON object", ErrMalformedReply)
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+// Package provision creates, or asserts, the JetStream streams and durable
+// pull consumers a trigger configuration needs, with credentials allowed to
+// manage them, and derives the trigger runtime's minimal permissions per
+// tenant; it refuses to change or delete an existing stream or consumer:
+// every difference is reported, never silently fixed.
+//
+// The trigger runtime's own credentials cannot create streams or consumers
+// (pull.DerivePermissions grants consumer info, pull and acknowledgement
+// only), so an operator runs this once per configuration change, and again
+// whenever a broker may have lost its state (a restored backup has accounts
+// but no consumers): as the runtime checks the profile on every visit, a
+// missing or changed consumer otherwise shows only as a binding that never
+// delivers.
+//
+// # Contents
+//
+//   - profile.go: DesiredConsumer and DesiredStream, the exact JSON sent to
+//     the broker; PullBinding.
+//   - client.go: Client, Dial and ConnConfig (a tenant's exact destination).
+//   - ensure.go: stream info/create and consumer create, each checked.
+//   - run.go: Run over a whole configuration, Options and Mode.
+//   - result.go: Result, Report and its text form.
+//   - publish.go: Publish with a verified JetStream acknowledgement.
+//   - permissions.go: DerivePermissions per tenant and WritePermissions.
+//   - main.go: Main, the provision command (cmd/provision).
+//   - errors.go: sentinels and APIError.
+//
+// # What is created
+//
+// For each tenant Run dials the tenant's destination (TLS first, the exact
+// address, server name, roots and pin of the configuration) and, for each
+// stream its bindings name:
+//
+//   - the stream, when absent: file storage, its bindings' filter subjects,
+//     max_msg_size = the largest payload ceiling among them (the broker
+//     counts headers and payload), discard new (a full stream refuses a
+//     publish rather than drop an unprocessed event), work-queue retention
+//     by default (acknowledged and terminated messages leave the stream, so
+//     its limits bound the backlog; RetentionLimits keeps history for other
+//     readers), and optional max_msgs / max_bytes (else only the account's
+//     JetStream limits bound it);
+//   - each binding's durable pull consumer, when absent, with exactly the
+//     profile: durable = consumer name, filter_subject, ack_policy explicit,
+//     the binding's ack_wait and max_deliver, deliver_policy all,
+//     replay_policy instant, max_waiting = max_ack_pending = max_batch = 1,
+//     max_expires = 100 ms, max_bytes = payload ceiling + 9216. It is
+//     created with action "create", so a consumer that appeared meanwhile
+//     with another configuration is refused rather than updated, then
+//     checked with pull's own profile check.
+//
+// An existing stream must capture every filter subject of its bindings
+// (a mismatch otherwise); a max_msg_size above a binding's ceiling is a
+// warning (such a message is stored, then refused by the consumer's
+// max_bytes and left for an operator). An existing consumer is checked by
+// pull's profile check on its consumer-info reply, the check the runtime
+// itself applies, and every mismatch is reported with the broker's field
+// name and both values. ModeAssert creates nothing. No consumer is created on
+// a stream that differs.
+//
+// The JetStream API subjects are those of nats-server 2.14.6:
+// $JS.API.STREAM.INFO.<stream>, $JS.API.STREAM.CREATE.<stream>,
+// $JS.API.CONSUMER.INFO.<stream>.<consumer> (through pull) and
+// $JS.API.CONSUMER.CREATE.<stream>.<consumer>, the durable named in the
+// subject.
+//
+// # Permissions
+//
+// DerivePermissions returns, per tenant, exactly pull.DerivePermissions for
+// the tenant's bindings and the runtime's inbox prefix: publish to each
+// binding's consumer-info and pull subjects and both acknowledgement-subject
+// forms, subscribe to the inbox. WritePermissions writes them as nats-server
+// configuration (FormatServer) or as JSON in the form of user JWT claims for
+// account tooling (FormatJSON, AccountDocument).
+//
+// # Publishing
+//
+// Client.Publish stores one message through JetStream and returns the
+// broker's acknowledgement, verified: the stream and a sequence, or a typed
+// error when no stream captured the subject or the stream refused it.
+//
+// # The command
+//
+//	provision -config FILE -credentials FILE [-assert] [-permissions server|json|none]
+//	          [-inbox-prefix PREFIX] [-retention workqueue|limits] [-max-msgs N]
+//	          [-max-bytes N] [-timeout D]
+//	provision -config FILE -permissions-only [-permissions server|json]
+//
+// The credentials file has the format of package validate, naming for each
+// tenant a secret allowed to manage streams and consumers. Inputs are
+// validated first (as the validate command does); the report goes to
+// stderr and the permissions to stdout. Exit status 0 when every stream and
+// consumer was created or asserted, 1 otherwise, 2 for a usage error.
+package provision

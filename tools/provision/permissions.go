@@ -1,0 +1,147 @@
+package provision
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/nats-io/jwt/v2"
+
+	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/trigger"
+)
+
+// TenantPermissions are the permissions the trigger runtime's user needs on
+// one tenant's broker: exactly what pull.DerivePermissions returns for the
+// tenant's bindings and the runtime's inbox prefix.
+type TenantPermissions struct {
+	Tenant     string
+	ProviderID string
+	// Address is the tenant's destination, "a.b.c.d:port".
+	Address string
+	// Bindings are the IDs of the tenant's bindings, in configuration
+	// order.
+	Bindings    []string
+	Permissions pull.Permissions
+}
+
+// DerivePermissions returns the permissions of every tenant of cfg, in
+// tenant order, for a runtime whose connections use inboxPrefix (the trigger
+// runtime uses conn.DefaultInboxPrefix).
+func DerivePermissions(cfg trigger.Config, inboxPrefix string) ([]TenantPermissions, error) {
+	out := make([]TenantPermissions, 0, len(cfg.Tenants))
+	for _, t := range cfg.Tenants {
+		tp := TenantPermissions{Tenant: t.ID, ProviderID: t.ProviderID, Address: t.Destination.Address.String()}
+		var bs []pull.Binding
+		for _, b := range cfg.Bindings {
+			if b.Tenant == t.ID {
+				tp.Bindings = append(tp.Bindings, b.ID)
+				bs = append(bs, PullBinding(b))
+			}
+		}
+		p, err := pull.DerivePermissions(inboxPrefix, bs...)
+		if err != nil {
+			return nil, fmt.Errorf("provision: permissions of tenant %q: %w", t.ID, err)
+		}
+		tp.Permissions = p
+		out = append(out, tp)
+	}
+	return out, nil
+}
+
+// Format selects how WritePermissions writes.
+type Format uint8
+
+const (
+	// FormatServer is nats-server configuration: per tenant a comment
+	// naming it and a `permissions: {...}` line (pull's
+	// Permissions.ServerConfigJSON) to put in that tenant's user entry.
+	FormatServer Format = iota + 1
+	// FormatJSON is one JSON document (AccountDocument) for account
+	// tooling: per tenant the permissions in the form of a user JWT's
+	// claims ("pub"/"sub" allow lists), as github.com/nats-io/jwt/v2
+	// encodes them.
+	FormatJSON
+)
+
+// String returns "server" or "json".
+func (f Format) String() string {
+	switch f {
+	case FormatServer:
+		return "server"
+	case FormatJSON:
+		return "json"
+	default:
+		return "Format(" + strconv.Itoa(int(f)) + ")"
+	}
+}
+
+// ParseFormat returns the Format named s.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range []Format{FormatServer, FormatJSON} {
+		if f.String() == s {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: permissions format must be server or json", ErrInvalidOptions)
+}
+
+// AccountDocument is what FormatJSON writes.
+type AccountDocument struct {
+	// InboxPrefix is the inbox prefix the permissions were derived for.
+	InboxPrefix string        `json:"inbox_prefix"`
+	Tenants     []AccountUser `json:"tenants"`
+}
+
+// AccountUser is the runtime's user on one tenant's broker.
+type AccountUser struct {
+	Tenant     string   `json:"tenant"`
+	ProviderID string   `json:"provider_id"`
+	Address    string   `json:"address"`
+	Bindings   []string `json:"bindings"`
+	// Permissions are the user JWT's permissions claims.
+	Permissions jwt.Permissions `json:"permissions"`
+}
+
+// WritePermissions writes ps in format f. inboxPrefix is the prefix they
+// were derived for.
+func WritePermissions(w io.Writer, f Format, inboxPrefix string, ps []TenantPermissions) error {
+	var b bytes.Buffer
+	switch f {
+	case FormatServer:
+		fmt.Fprintf(&b, "# Permissions of the trigger runtime's user on each tenant's broker\n")
+		fmt.Fprintf(&b, "# (client inbox prefix %q); place each line in that user's entry.\n", inboxPrefix)
+		for _, p := range ps {
+			conf, err := p.Permissions.ServerConfigJSON()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "# tenant %q, provider %q, %s, bindings: %s\n", p.Tenant, p.ProviderID, p.Address, strings.Join(p.Bindings, ", "))
+			fmt.Fprintf(&b, "permissions: %s\n", conf)
+		}
+	case FormatJSON:
+		doc := AccountDocument{InboxPrefix: inboxPrefix, Tenants: make([]AccountUser, 0, len(ps))}
+		for _, p := range ps {
+			doc.Tenants = append(doc.Tenants, AccountUser{
+				Tenant: p.Tenant, ProviderID: p.ProviderID, Address: p.Address, Bindings: p.Bindings,
+				Permissions: jwt.Permissions{
+					Pub: jwt.Permission{Allow: jwt.StringList(p.Permissions.Publish)},
+					Sub: jwt.Permission{Allow: jwt.StringList(p.Permissions.Subscribe)},
+				},
+			})
+		}
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // subjects end in '>'
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			return fmt.Errorf("provision: encoding permissions: %w", err)
+		}
+	default:
+		return fmt.Errorf("%w: permissions format", ErrInvalidOptions)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,375 @@
+package provision
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/trigger"
+)
+
+func testPullBinding() pull.Binding {
+	return pull.Binding{
+		Stream: "ORDERS", Consumer: "c0", FilterSubject: "acme.orders.created",
+		PayloadCeiling: 4096, AckWait: 30 * time.Second, MaxDeliver: 5,
+	}
+}
+
+// TestDesiredConsumerJSON pins the exact consumer-create body: every
+// setting of the profile and nothing else.
+func TestDesiredConsumerJSON(t *testing.T) {
+	b := testPullBinding()
+	got, err := json.Marshal(consumerCreateRequest{Stream: b.Stream, Config: DesiredConsumer(b), Action: consumerActionCreate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"stream_name":"ORDERS","config":{"durable_name":"c0","deliver_policy":"all","ack_policy":"explicit",` +
+		`"ack_wait":30000000000,"max_deliver":5,"filter_subject":"acme.orders.created","replay_policy":"instant",` +
+		`"max_waiting":1,"max_ack_pending":1,"max_batch":1,"max_expires":100000000,"max_bytes":13312},"action":"create"}`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("consumer create body (-want +got):\n%s", diff)
+	}
+}
+
+func TestDesiredStream(t *testing.T) {
+	a := testPullBinding()
+	b := a
+	b.Consumer, b.FilterSubject, b.PayloadCeiling = "c1", "acme.orders.paid", pull.MaxPayloadCeiling
+	c := a
+	c.Consumer = "c2" // same filter as a
+	got := DesiredStream("ORDERS", []pull.Binding{b, a, c}, StreamOptions{Retention: RetentionLimits, MaxMsgs: 10, MaxBytes: NoLimit})
+	want := StreamConfig{
+		Name: "ORDERS", Subjects: []string{"acme.orders.created", "acme.orders.paid"}, Retention: "limits",
+		MaxConsumers: -1, MaxMsgs: 10, MaxBytes: -1, MaxMsgsPerSubject: -1, MaxMsgSize: pull.MaxPayloadCeiling,
+		Discard: "new", Storage: "file", Replicas: 1,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("DesiredStream (-want +got):\n%s", diff)
+	}
+}
+
+func TestSubjectMatches(t *testing.T) {
+	tests := []struct {
+		pattern, subject string
+		want             bool
+	}{
+		{"a.b.c", "a.b.c", true},
+		{"a.b.c", "a.b.d", false},
+		{"a.b", "a.b.c", false},
+		{"a.b.c", "a.b", false},
+		{"a.*.c", "a.b.c", true},
+		{"a.*.c", "a.b.d", false},
+		{"a.*", "a.b.c", false},
+		{"*", "a", true},
+		{"*", "a.b", false},
+		{"a.>", "a.b", true},
+		{"a.>", "a.b.c.d", true},
+		{"a.>", "a", false},
+		{">", "a.b", true},
+		{"a.b*", "a.bc", false}, // '*' inside a token is literal
+		{"a.b*", "a.b*", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.pattern+" "+tc.subject, func(t *testing.T) {
+			if got := subjectMatches(tc.pattern, tc.subject); got != tc.want {
+				t.Errorf("subjectMatches(%q, %q) = %v, want %v", tc.pattern, tc.subject, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckStream(t *testing.T) {
+	a := testPullBinding()
+	b := a
+	b.Consumer, b.FilterSubject, b.PayloadCeiling = "c1", "acme.orders.paid", 1024
+	tests := []struct {
+		name       string
+		st         streamState
+		mismatches []pull.Mismatch
+		warnings   []pull.Mismatch
+	}{
+		{"exact", streamState{subjects: []string{"acme.orders.created", "acme.orders.paid"}, maxMsgSize: 1024}, nil, nil},
+		{"wildcard", streamState{subjects: []string{"acme.orders.*"}, maxMsgSize: 1000}, nil, nil},
+		{"one filter not captured", streamState{subjects: []string{"acme.orders.created"}, maxMsgSize: 1024},
+			[]pull.Mismatch{{Field: "subjects", Want: "a subject capturing acme.orders.paid", Got: "acme.orders.created"}}, nil},
+		{"no subjects", streamState{maxMsgSize: 1024}, []pull.Mismatch{
+			{Field: "subjects", Want: "a subject capturing acme.orders.created", Got: "none"},
+			{Field: "subjects", Want: "a subject capturing acme.orders.paid", Got: "none"},
+		}, nil},
+		{"max_msg_size above one ceiling", streamState{subjects: []string{"acme.>"}, maxMsgSize: 1025}, nil,
+			[]pull.Mismatch{{Field: "max_msg_size", Want: "at most 1024 (binding consumer c1)", Got: "1025"}}},
+		{"no max_msg_size", streamState{subjects: []string{"acme.>"}, maxMsgSize: -1}, nil, []pull.Mismatch{
+			{Field: "max_msg_size", Want: "at most 4096 (binding consumer c0)", Got: "no limit"},
+			{Field: "max_msg_size", Want: "at most 1024 (binding consumer c1)", Got: "no limit"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, ws := checkStream(tc.st, []pull.Binding{a, b})
+			if diff := cmp.Diff(tc.mismatches, ms, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("mismatches (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.warnings, ws, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParsePubAck(t *testing.T) {
+	tests := []struct {
+		name    string
+		reply   conn.Reply
+		want    PubAck
+		wantErr error
+		errCode int
+	}{
+		{"ack", conn.Reply{Payload: []byte(`{"stream":"S","seq":3}`)}, PubAck{Stream: "S", Seq: 3}, nil, 0},
+		{"duplicate with domain", conn.Reply{Payload: []byte(`{"stream":"S","seq":3,"domain":"hub","duplicate":true}`)},
+			PubAck{Stream: "S", Seq: 3, Domain: "hub", Duplicate: true}, nil, 0},
+		{"api error", conn.Reply{Payload: []byte(`{"error":{"code":400,"err_code":10054,"description":"message size exceeds maximum allowed"}}`)},
+			PubAck{}, ErrAPI, 10054},
+		{"no stream", conn.Reply{Status: 503}, PubAck{}, ErrNoStream, 0},
+		{"other status", conn.Reply{Status: 408}, PubAck{}, ErrUnexpectedStatus, 0},
+		{"not json", conn.Reply{Payload: []byte(`+OK`)}, PubAck{}, ErrMalformedReply, 0},
+		{"empty", conn.Reply{}, PubAck{}, ErrMalformedReply, 0},
+		{"unknown field", conn.Reply{Payload: []byte(`{"stream":"S","seq":3,"extra":1}`)}, PubAck{}, ErrMalformedReply, 0},
+		{"trailing data", conn.Reply{Payload: []byte(`{"stream":"S","seq":3}{}`)}, PubAck{}, ErrMalformedReply, 0},
+		{"sequence zero", conn.Reply{Payload: []byte(`{"stream":"S","seq":0}`)}, PubAck{}, ErrMalformedReply, 0},
+		{"no stream name", conn.Reply{Payload: []byte(`{"seq":1}`)}, PubAck{}, ErrMalformedReply, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parsePubAck(tc.reply)
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Fatalf("error = %v, want %v", err, tc.wantErr)
+			}
+			var ae *APIError
+			if tc.errCode != 0 && (!errors.As(err, &ae) || ae.ErrCode != tc.errCode) {
+				t.Errorf("error = %v, want an *APIError with err_code %d", err, tc.errCode)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("PubAck (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAPIErrorHidesBrokerText makes sure the broker's description is not
+// carried.
+func TestAPIErrorHidesBrokerText(t *testing.T) {
+	var j streamInfoReply
+	payload := []byte(`{"error":{"code":500,"err_code":10052,"description":"SECRET broker words"}}`)
+	if err := replyJSON(conn.Reply{Payload: payload}, &j); err != nil {
+		t.Fatal(err)
+	}
+	err := j.Error.err()
+	if strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("error %q carries the broker's description", err)
+	}
+	var ae *APIError
+	if !errors.As(err, &ae) || *ae != (APIError{Code: 500, ErrCode: 10052}) || !errors.Is(err, ErrAPI) {
+		t.Errorf("error = %#v, want APIError{500, 10052} matching ErrAPI", err)
+	}
+}
+
+func TestDescribeErrCode(t *testing.T) {
+	for _, code := range []int{
+		errCodeConsumerNotFound, errCodeInsufficientRes, errCodeMaxConsumers, errCodeMaxStreams,
+		errCodeNotEnabled, errCodeStreamConfig, errCodeMsgTooLarge, errCodeStreamExists,
+		errCodeStreamNotFound, errCodeSubjectsOverlap, errCodeStoreFailed, errCodeFilterNotSubset,
+		errCodeWQConsumerNotUnique, errCodeMaxBytesRequired, errCodeConsumerExists,
+	} {
+		if describeErrCode(code) == "" {
+			t.Errorf("err_code %d has no description", code)
+		}
+	}
+	if d := describeErrCode(1); d != "" {
+		t.Errorf("unknown code described as %q", d)
+	}
+}
+
+func TestReplyStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		r    conn.Reply
+		want error
+	}{
+		{"plain", conn.Reply{Payload: []byte(`{}`)}, nil},
+		{"no responders", conn.Reply{Status: 503}, ErrNoJetStream},
+		{"other", conn.Reply{Status: 404}, ErrUnexpectedStatus},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var v struct{}
+			if err := replyJSON(tc.r, &v); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Errorf("replyJSON = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestOptionsBounds checks each option at its bounds and one past them.
+func TestOptionsBounds(t *testing.T) {
+	with := func(edit func(*Options)) Options {
+		o := DefaultOptions()
+		edit(&o)
+		return o
+	}
+	tests := []struct {
+		name string
+		opts Options
+		ok   bool
+	}{
+		{"defaults", DefaultOptions(), true},
+		{"timeout zero means default", with(func(o *Options) { o.Timeout = 0 }), true},
+		{"timeout at MinTimeout", with(func(o *Options) { o.Timeout = MinTimeout }), true},
+		{"timeout below MinTimeout", with(func(o *Options) { o.Timeout = MinTimeout - 1 }), false},
+		{"timeout at MaxTimeout", with(func(o *Options) { o.Timeout = MaxTimeout }), true},
+		{"timeout past MaxTimeout", with(func(o *Options) { o.Timeout = MaxTimeout + 1 }), false},
+		{"max_msgs 1", with(func(o *Options) { o.Stream.MaxMsgs = 1 }), true},
+		{"max_msgs 0", with(func(o *Options) { o.Stream.MaxMsgs = 0 }), false},
+		{"max_msgs below NoLimit", with(func(o *Options) { o.Stream.MaxMsgs = NoLimit - 1 }), false},
+		{"max_bytes 1", with(func(o *Options) { o.Stream.MaxBytes = 1 }), true},
+		{"max_bytes 0", with(func(o *Options) { o.Stream.MaxBytes = 0 }), false},
+		{"max_bytes below NoLimit", with(func(o *Options) { o.Stream.MaxBytes = NoLimit - 1 }), false},
+		{"no mode", with(func(o *Options) { o.Mode = 0 }), false},
+		{"assert", with(func(o *Options) { o.Mode = ModeAssert }), true},
+		{"no retention", with(func(o *Options) { o.Stream.Retention = 0 }), false},
+		{"limits", with(func(o *Options) { o.Stream.Retention = RetentionLimits }), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.opts.validate()
+			if tc.ok != (err == nil) || (err != nil && !errors.Is(err, ErrInvalidOptions)) {
+				t.Errorf("validate() = %v, want ok %v (else ErrInvalidOptions)", err, tc.ok)
+			}
+		})
+	}
+}
+
+// TestEnums lists every value of each enumeration.
+func TestEnums(t *testing.T) {
+	tests := []struct {
+		got, want string
+	}{
+		{ResourceTenant.String(), "tenant"},
+		{ResourceStream.String(), "stream"},
+		{ResourceConsumer.String(), "consumer"},
+		{Resource(0).String(), "Resource(0)"},
+		{ActionCreated.String(), "created"},
+		{ActionAsserted.String(), "asserted"},
+		{ActionMismatch.String(), "mismatch"},
+		{ActionMissing.String(), "missing"},
+		{ActionSkipped.String(), "skipped"},
+		{ActionFailed.String(), "failed"},
+		{Action(0).String(), "Action(0)"},
+		{ModeCreate.String(), "create"},
+		{ModeAssert.String(), "assert"},
+		{Mode(0).String(), "Mode(0)"},
+		{RetentionWorkQueue.String(), "workqueue"},
+		{RetentionLimits.String(), "limits"},
+		{Retention(0).String(), "Retention(0)"},
+		{FormatServer.String(), "server"},
+		{FormatJSON.String(), "json"},
+		{Format(0).String(), "Format(0)"},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("String() = %q, want %q", tc.got, tc.want)
+		}
+	}
+	for a := ActionCreated; a <= ActionFailed; a++ {
+		if want := a == ActionCreated || a == ActionAsserted; a.OK() != want {
+			t.Errorf("%v.OK() = %v, want %v", a, a.OK(), want)
+		}
+	}
+	for _, s := range []string{"workqueue", "limits"} {
+		if r, err := ParseRetention(s); err != nil || r.String() != s {
+			t.Errorf("ParseRetention(%q) = %v, %v", s, r, err)
+		}
+	}
+	for _, s := range []string{"server", "json"} {
+		if f, err := ParseFormat(s); err != nil || f.String() != s {
+			t.Errorf("ParseFormat(%q) = %v, %v", s, f, err)
+		}
+	}
+	if _, err := ParseRetention("interest"); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("ParseRetention(interest) = %v, want ErrInvalidOptions", err)
+	}
+	if _, err := ParseFormat("yaml"); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("ParseFormat(yaml) = %v, want ErrInvalidOptions", err)
+	}
+}
+
+func TestReportWriteTo(t *testing.T) {
+	rep := Report{Results: []Result{
+		{Tenant: "acme", Resource: ResourceStream, Stream: "ORDERS", Action: ActionCreated,
+			Warnings: []pull.Mismatch{{Field: "max_msg_size", Want: "at most 10", Got: "20"}}},
+		{Tenant: "acme", Resource: ResourceConsumer, Stream: "ORDERS", Consumer: "c1", Binding: "b1", Action: ActionMismatch,
+			Mismatches: []pull.Mismatch{{Field: "max_deliver", Want: "5", Got: "2"}}, Err: ErrMismatch},
+		{Tenant: "globex", Resource: ResourceTenant, Action: ActionFailed, Err: ErrNoJetStream},
+	}}
+	var b bytes.Buffer
+	if _, err := rep.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "acme: stream ORDERS: created\n" +
+		"    warning: max_msg_size: want at most 10, got 20\n" +
+		"acme: consumer ORDERS/c1 (binding b1): mismatch, left unchanged\n" +
+		"    max_deliver: want 5, got 2\n" +
+		"globex: tenant: failed\n" +
+		"    error: provision: jetstream not available\n" +
+		"summary: 1 created, 0 asserted, 1 mismatch, 0 missing, 0 skipped, 1 failed\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+	if rep.OK() {
+		t.Errorf("OK() = true with a mismatch and a failure")
+	}
+}
+
+func TestConnConfig(t *testing.T) {
+	d := trigger.Destination{
+		Address: netip.MustParseAddrPort("127.0.0.1:4222"), ServerName: "broker.latent.test",
+		RootCAsPEM: testCAPEM(t), AllowNonPublic: true, SPKISHA256: strings.Repeat("0a", 32),
+	}
+	cfg, err := ConnConfig(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != d.Address || cfg.AllowNonPublic != d.Address.Addr() || cfg.ServerName != d.ServerName ||
+		cfg.SPKIPin != [32]byte(bytes.Repeat([]byte{0x0a}, 32)) || cfg.Roots == nil || cfg.Name != ClientName {
+		t.Errorf("ConnConfig = %+v", cfg)
+	}
+	public := d
+	public.AllowNonPublic = false
+	if cfg, err := ConnConfig(public, nil); err != nil || cfg.AllowNonPublic.IsValid() {
+		t.Errorf("without opt-in: AllowNonPublic %v, %v; want none", cfg.AllowNonPublic, err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*trigger.Destination)
+	}{
+		{"bad pin", func(d *trigger.Destination) { d.SPKISHA256 = "zz" }},
+		{"short pin", func(d *trigger.Destination) { d.SPKISHA256 = "0a0a" }},
+		{"bad roots", func(d *trigger.Destination) { d.RootCAsPEM = "junk" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := d
+			tc.edit(&bad)
+			if _, err := ConnConfig(bad, nil); !errors.Is(err, ErrInvalidOptions) {
+				t.Errorf("ConnConfig = %v, want ErrInvalidOptions", err)
+			}
+		})
+	}
+}
