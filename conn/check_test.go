@@ -162,3 +162,33 @@ func TestCheckFramesAlreadyBuffered(t *testing.T) {
 		t.Errorf("script: %v (the PING was not answered)", rec.Err)
 	}
 }
+
+// TestCheckQuietDoesNotWait: on a healthy idle connection whose socket can
+// be peeked at, Check answers from the non-blocking peek and never waits
+// for input. Regression: the probe left a deadline in the past on the
+// socket, the peek was refused, and every Check waited CheckDrainWait.
+func TestCheckQuietDoesNotWait(t *testing.T) {
+	f := startFake(t, fakeserver.Config{Script: script(
+		greet(infoJSON),
+		expectPub("1", "q"),
+		steps(msgTo("1", "a"), fakeserver.WaitClose()),
+	)})
+	c, err := f.dial(t, f.config(t))
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	if _, err := request(t, c, "q"); err != nil {
+		t.Fatalf("request: %v", err)
+	}
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(t.Context(), dialWithin)
+		err := c.Check(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("Check %d: %v", i, err)
+		}
+	}
+	if got := conn.ProbeWaits(c); got != 0 {
+		t.Errorf("Check waited for input %d times on a quiet connection, want 0", got)
+	}
+}

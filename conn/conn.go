@@ -111,6 +111,7 @@ type sockReader struct {
 	probe    bool
 	until    time.Time // probe mode: the bound for input that has begun to arrive
 	timedOut bool      // probe mode: the last read found no more input
+	waits    uint64    // probe mode: reads that had to wait for input, for tests
 }
 
 func (r *sockReader) Read(p []byte) (int, error) {
@@ -127,15 +128,19 @@ func (r *sockReader) Read(p []byte) (int, error) {
 	if n > 0 || err != nil && !isTimeout(err) {
 		return n, err
 	}
+	// The peek goes through the runtime's poller, which refuses at once
+	// while the socket's deadline lies in the past: lift it to the probe's
+	// bound first.
+	if err := r.c.SetReadDeadline(r.until); err != nil {
+		return 0, err
+	}
 	if r.p.Buffered() == 0 && peek(r.raw) == peekQuiet {
 		r.timedOut = true
 		return 0, io.EOF
 	}
 	// Input is waiting on the socket, the socket cannot be peeked at, it
 	// ended, or the parser is inside a frame: the bounded read says which.
-	if err := r.c.SetReadDeadline(r.until); err != nil {
-		return 0, err
-	}
+	r.waits++
 	n, err = r.c.Read(p)
 	if err != nil && isTimeout(err) {
 		r.timedOut = true
