@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/tools/broker"
+	"github.com/latent-systems/latent-nats/trigger"
+)
+
+const (
+	// DefaultDeadline bounds the runtime phase when -deadline is not
+	// given; MinDeadline and MaxDeadline bound the flag.
+	DefaultDeadline = 20 * time.Second
+	MinDeadline     = time.Second
+	MaxDeadline     = 10 * time.Minute
+
+	// setupTimeout bounds finding (or building, about 30 s cold) the pinned
+	// broker and starting it.
+	setupTimeout = 3 * time.Minute
+	// stopTimeout bounds waiting for the reference host's functions to
+	// return after the runtime stopped.
+	stopTimeout = 5 * time.Second
+)
+
+// options configure one run of the demo.
+type options struct {
+	// Keep keeps the broker running after the run, until ctx is done.
+	Keep bool
+	// Deadline bounds the runtime phase: MinDeadline-MaxDeadline.
+	Deadline time.Duration
+	// Dir is the parent of the broker's temporary directory; empty means
+	// the system temporary directory.
+	Dir string
+	// Binary is the nats-server to run; empty means broker.ServerBinary
+	// (LATENT_NATS_SERVER, as the Makefile sets it).
+	Binary string
+	// KeepReady, when not nil, is called in Keep mode once the broker's
+	// access files are written and described, before waiting for ctx.
+	KeepReady func(access)
+}
+
+// demo runs the whole scenario against a broker it starts itself and
+// returns the summary of the run. The error is nil only when every
+// expectation held (verify); it matches errInterrupted when ctx ended the
+// run. The broker is closed, and its directory removed, before demo
+// returns, whatever happened.
+func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err error) {
+	sc := newScenario()
+	tenants := tenantIDs(sc.Bindings)
+	fmt.Fprintf(w, "latent-nats demo: %s with %d tenants, %d bindings, %d events\n",
+		trigger.ProfileName, len(tenants), len(sc.Bindings), len(sc.Events))
+	kept := false
+	defer func() {
+		// In Keep mode a done ctx is the normal end, not an interruption.
+		if err != nil && ctx.Err() != nil && !kept && !isInterrupt(err) {
+			err = fmt.Errorf("%w: %w", errInterrupted, err)
+		}
+	}()
+
+	// The pinned broker: handshake-first TLS, operator mode, one account
+	// per tenant.
+	fmt.Fprintf(w, "starting the pinned nats-server v%s (built first if missing: about 30 s cold)\n", broker.ServerVersion)
+	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	b, err := broker.Start(sctx, broker.Options{Tenants: tenants, Dir: opts.Dir, Binary: opts.Binary})
+	cancel()
+	if err != nil {
+		return sum, err
+	}
+	defer func() {
+		dir := b.Dir()
+		cerr := b.Close()
+		if cerr != nil {
+			fmt.Fprintf(w, "stopping the broker failed: %v\n", cerr)
+			if err == nil {
+				err = cerr
+			}
+			return
+		}
+		fmt.Fprintf(w, "broker stopped; %s removed\n", dir)
+	}()
+	fmt.Fprintf(w, "broker: nats-server v%s (pid %d) on %s, TLS %s, server name %s, operator mode, accounts %s\n",
+		broker.ServerVersion, b.PID(), b.Addr(), b.Handshake(), b.ServerName(), strings.Join(b.Tenants(), ", "))
+
+	cfg := sc.config(destination(b))
+	if err := cfg.Validate(); err != nil {
+		return sum, err
+	}
+	users, err := mintUsers(b, cfg)
+	defer func() {
+		for i := range users {
+			users[i].wipe()
+		}
+	}()
+	if err != nil {
+		return sum, err
+	}
+	admins := adminCredentials(cfg, users)
+
+	fmt.Fprintln(w, "provisioning streams and consumers with each tenant's administrator (tools/provision):")
+	if err := provisionAll(ctx, w, cfg, admins); err != nil {
+		return sum, err
+	}
+	writeUsers(w, users)
+
+	fmt.Fprintln(w, "publishing events as the administrators (verified PubAcks; payloads not shown):")
+	pub, err := publishAll(ctx, w, cfg, admins, sc.Events)
+	if err != nil {
+		return sum, err
+	}
+
+	sum, err = runScenario(ctx, w, sc, cfg, users, pub, opts.Deadline)
+	if err != nil {
+		return sum, err
+	}
+	sum.Consumers = inspectConsumers(ctx, cfg, admins)
+
+	fmt.Fprintln(w, "per binding (the monitor's counts):")
+	writeTable(w, sum.Rows)
+	writeLastStep(w, cfg.Bindings, sum.Last, sum.HasLast)
+	writeBrokerView(w, sum.Consumers)
+	fmt.Fprintf(w, "reclaimed: pools %d bytes, %d requests, %d clients, %d connections; host %d slots, %d input bytes, %d running\n",
+		sum.Usage.Bytes, sum.Usage.Requests, sum.Usage.Clients, sum.Usage.Connections, sum.Host.Slots, sum.Host.InputBytes, sum.Host.Running)
+	verr := verify(sum, expectedRows(cfg.Bindings, sc.Events))
+	var oe *outcomeError
+	if errors.As(verr, &oe) {
+		fmt.Fprintln(w, "result: NOT as expected")
+		for _, p := range oe.Problems {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	} else {
+		fmt.Fprintln(w, "result: as expected (good events acked; declared failure and invalid payload termed; poison nacked max_deliver-1 times, then termed as exhausted; nothing uncertain)")
+	}
+
+	if opts.Keep {
+		if err := keep(ctx, w, b, cfg, users, opts.KeepReady); err != nil {
+			return sum, err
+		}
+		kept = true
+	}
+	return sum, verr
+}
+
+// runScenario installs the configuration, runs the runtime with the
+// reference host until the events settle or the deadline passes, and stops
+// and closes everything it made, returning the counts and what was left
+// held.
+func runScenario(ctx context.Context, w io.Writer, sc scenario, cfg trigger.Config, users []tenantCreds, pub []published, limit time.Duration) (summary, error) {
+	var sum summary
+	host, err := sc.newHost()
+	if err != nil {
+		return sum, err
+	}
+	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
+	if err != nil {
+		return sum, err
+	}
+	defer pools.Close()
+	creds, err := runtimeCredentials(cfg, users)
+	if err != nil {
+		return sum, err
+	}
+	defer wipeCredentials(creds)
+	trig, mon, err := trigger.Install(pools, logicalID, 1, 0, cfg, creds)
+	if err != nil {
+		return sum, err
+	}
+	defer trig.Close()
+
+	fmt.Fprintf(w, "running the runtime (Run, one goroutine, poll %v, NAK delay %v, max_deliver %d) until every event settles or %v pass:\n",
+		cfg.PollInterval(), time.Duration(nakDelayMS)*time.Millisecond, maxDeliver, limit)
+	fmt.Fprintln(w, "  (times are when each step started; a pull for a delivery still in its NAK delay is held by the broker up to its 100 ms expiry)")
+	start := time.Now()
+	o := newObserver(w, start, cfg.Bindings, pub)
+	elapsed, runErr := runPhase(ctx, w, trig, host, o, limit)
+
+	// Stop everything, then read what is left held.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+	idleErr := host.WaitIdle(wctx)
+	cancel()
+	trig.Close()
+	pools.Close()
+
+	snap := mon.Snapshot()
+	for i, b := range cfg.Bindings {
+		sum.Rows = append(sum.Rows, rowOf(b, snap.Bindings[i]))
+	}
+	sum.Events = o.events
+	sum.Settled = settledOf(sum.Rows, o.perBinding)
+	sum.Elapsed = elapsed
+	sum.Last, sum.HasLast = mon.LastStep()
+	sum.Usage = pools.Usage()
+	sum.Host = host.Stats()
+	if runErr != nil {
+		return sum, runErr
+	}
+	return sum, idleErr
+}
+
+// writeUsers describes each tenant's runtime user: its permissions, exactly
+// those derived from the tenant's bindings, and the size of its CONNECT.
+func writeUsers(w io.Writer, users []tenantCreds) {
+	fmt.Fprintf(w, "runtime users (permissions exactly as provision/pull derive them, inbox %s):\n", conn.DefaultInboxPrefix)
+	for _, u := range users {
+		p := u.Permissions.Permissions
+		n := uint64(len(u.Permissions.Bindings))
+		fmt.Fprintf(w, "  %s: %d %s, publish %d subjects, subscribe %s; user JWT %d bytes, CONNECT %d of %d bytes\n",
+			u.Tenant, n, plural(n, "binding", "bindings"), len(p.Publish), strings.Join(p.Subscribe, " "),
+			len(u.Runtime.JWT), u.ConnectBytes, brokerMaxControlLine)
+		for _, s := range p.Publish {
+			fmt.Fprintf(w, "    pub %s\n", s)
+		}
+	}
+	fmt.Fprintf(w, "  (a user JWT grows with its bindings and the broker reads at most %d bytes of CONNECT: a tenant with many bindings needs a larger max_control_line)\n",
+		brokerMaxControlLine)
+}
+
+// writeBrokerView writes what the broker says of each consumer.
+func writeBrokerView(w io.Writer, cs []consumerState) {
+	fmt.Fprintln(w, "broker view (consumer info as the administrator):")
+	for _, c := range cs {
+		if !c.Checked {
+			fmt.Fprintf(w, "  %-16s not inspected\n", c.Binding)
+			continue
+		}
+		fmt.Fprintf(w, "  %-16s num_pending %d, num_ack_pending %d\n", c.Binding, c.Pending, c.AckPending)
+	}
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/tools/provision"
+	"github.com/latent-systems/latent-nats/tools/validate"
+	"github.com/latent-systems/latent-nats/trigger"
+)
+
+// testDeadline bounds the runtime phase in tests; the scenario settles in
+// well under a second.
+const testDeadline = 15 * time.Second
+
+// assertNoPayload fails when out holds any event's payload: progress,
+// table and reports never carry one.
+func assertNoPayload(t *testing.T, out string) {
+	t.Helper()
+	for _, e := range newScenario().Events {
+		if strings.Contains(out, e.Payload) {
+			t.Errorf("output holds the payload of a %s event", e.Kind)
+		}
+	}
+}
+
+// assertRemoved fails unless dir, the broker's parent directory, is empty.
+func assertRemoved(t *testing.T, dir string) {
+	t.Helper()
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Errorf("%d entries left in %s after the demo, want none", len(left), dir)
+	}
+}
+
+// TestDemo runs the whole demo in-process against the pinned broker and
+// checks its final table, the broker's view of the consumers, what was left
+// held (reservations, goroutines), and that it removed every file.
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	goroutines := runtime.NumGoroutine()
+	start := time.Now()
+	sum, err := demo(t.Context(), &out, options{Deadline: testDeadline, Dir: dir})
+	t.Logf("demo took %v", time.Since(start))
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out.String())
+	}
+	if n := runtime.NumGoroutine(); n > goroutines {
+		t.Errorf("%d goroutines after the demo, %d before", n, goroutines)
+	}
+	sc := newScenario()
+	want := expectedRows(sc.Bindings, sc.Events)
+	if diff := cmp.Diff(want, sum.Rows); diff != "" {
+		t.Errorf("table (-want +got):\n%s", diff)
+	}
+	if sum.Settled != uint64(len(sc.Events)) || sum.Events != uint64(len(sc.Events)) {
+		t.Errorf("settled %d of %d events, want %d of %d", sum.Settled, sum.Events, len(sc.Events), len(sc.Events))
+	}
+	wantConsumers := make([]consumerState, len(sc.Bindings))
+	for i, b := range sc.Bindings {
+		wantConsumers[i] = consumerState{Binding: b.ID, Checked: true}
+	}
+	if diff := cmp.Diff(wantConsumers, sum.Consumers); diff != "" {
+		t.Errorf("consumers (-want +got):\n%s", diff)
+	}
+	if sum.Usage != (trigger.Usage{}) {
+		t.Errorf("pools still hold %+v", sum.Usage)
+	}
+	if sum.Host.Slots != 0 || sum.Host.InputBytes != 0 || sum.Host.Running != 0 {
+		t.Errorf("host still holds %d slots, %d input bytes, %d running", sum.Host.Slots, sum.Host.InputBytes, sum.Host.Running)
+	}
+	if !sum.HasLast || sum.Last.Epoch != 1 {
+		t.Errorf("last step %+v (present %v), want one of epoch 1", sum.Last, sum.HasLast)
+	}
+	var table strings.Builder
+	writeTable(&table, want)
+	if !strings.Contains(out.String(), table.String()) {
+		t.Errorf("output lacks the expected table:\n%s\ngot:\n%s", table.String(), out.String())
+	}
+	assertNoPayload(t, out.String())
+	assertRemoved(t, dir)
+}
+
+// TestDemoKeep runs the demo with -keep: the files it describes let the
+// validator accept the configuration with both credentials files and the
+// provisioning tool assert every stream and consumer, and the runtime's
+// user reach the broker; when the context ends the broker is stopped and
+// every file removed.
+func TestDemoKeep(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var kept access
+	ready := func(a access) {
+		defer cancel()
+		kept = a
+		for _, creds := range []string{a.RuntimeCredentials, a.AdminCredentials} {
+			res := validate.Check(validate.Input{ConfigPath: a.Config, CredentialsPath: creds})
+			if !res.OK() {
+				t.Errorf("validate %s: %v", creds, res.Err())
+			}
+			res.Wipe()
+		}
+		var stdout, stderr bytes.Buffer
+		args := []string{"-assert", "-permissions", "none", "-config", a.Config, "-credentials", a.AdminCredentials}
+		if code := provision.Main(ctx, args, &stdout, &stderr); code != provision.ExitOK {
+			t.Errorf("provision -assert: exit %d\n%s", code, stderr.String())
+		}
+		for _, tf := range a.Tenants {
+			dialRuntime(t, a, tf.Runtime)
+		}
+	}
+	var out bytes.Buffer
+	_, err := demo(ctx, &out, options{Keep: true, Deadline: testDeadline, Dir: dir, KeepReady: ready})
+	if err != nil {
+		t.Fatalf("demo -keep: %v\n%s", err, out.String())
+	}
+	if kept.Dir == "" {
+		t.Fatal("KeepReady was not called")
+	}
+	for _, want := range []string{kept.Addr.String(), kept.ServerName, kept.CAFile, kept.Config, kept.RuntimeCredentials} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output does not say %q", want)
+		}
+	}
+	assertNoPayload(t, out.String())
+	assertRemoved(t, dir)
+}
+
+// dialRuntime connects to the kept broker with a runtime .creds file.
+func dialRuntime(t *testing.T, a access, credsPath string) {
+	t.Helper()
+	raw, err := os.ReadFile(credsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := credential.ParseCreds(raw)
+	clear(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer secret.Wipe()
+	ca, err := os.ReadFile(a.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := trigger.Destination{Address: a.Addr, ServerName: a.ServerName, RootCAsPEM: string(ca), AllowNonPublic: true}
+	cc, err := provision.ConnConfig(d, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), requestTimeout)
+	defer cancel()
+	c, err := conn.Dial(ctx, cc)
+	if err != nil {
+		t.Errorf("runtime user %s: dial: %v", credsPath, err)
+		return
+	}
+	c.Close()
+}
+
+// TestDemoInterrupted: a context that ends before the demo starts its
+// broker stops it with errInterrupted and leaves nothing behind.
+func TestDemoInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := demo(ctx, io.Discard, options{Deadline: testDeadline, Dir: dir})
+	if !isInterrupt(err) {
+		t.Errorf("demo with a cancelled context: %v, want errInterrupted", err)
+	}
+	assertRemoved(t, dir)
+}
+
+// cancelOn is a writer that ends a context when a write holds marker.
+type cancelOn struct {
+	buf    bytes.Buffer
+	marker string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(c.marker)) {
+		c.cancel()
+	}
+	return c.buf.Write(p)
+}
+
+// TestDemoInterruptedWhileRunning: a signal while the runtime runs stops
+// it, and the broker, and leaves nothing behind.
+func TestDemoInterruptedWhileRunning(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := &cancelOn{marker: "running the runtime", cancel: cancel}
+	_, err := demo(ctx, w, options{Deadline: testDeadline, Dir: dir})
+	if !isInterrupt(err) {
+		t.Errorf("demo interrupted while running: %v, want errInterrupted\n%s", err, w.buf.String())
+	}
+	assertRemoved(t, dir)
+}

@@ -1,0 +1,60 @@
+// Command demo is the main job in one command (`make demo`): it starts the
+// pinned broker, provisions it, publishes a mix of events, runs the trigger
+// runtime with the reference host until every event settled, and checks
+// every outcome; it refuses to leave a process or a file behind, and exits 0
+// only when every expectation held.
+//
+//	demo [-keep] [-deadline D]
+//
+// The run, in order:
+//
+//  1. The pinned nats-server (package tools/broker): handshake-first TLS on
+//     127.0.0.1 with a generated CA, operator mode, one account per tenant
+//     (acme and globex).
+//  2. Provisioning (package tools/provision) with each tenant's
+//     administrator: streams ORDERS and PAYMENTS and one durable pull
+//     consumer per binding, with the profile's exact settings.
+//  3. Runtime users: per tenant a user whose permissions are exactly those
+//     provision (pull) derives for the tenant's bindings, nothing else. A
+//     user JWT grows with its bindings (four publish subjects each) and the
+//     broker reads at most max_control_line (4096 bytes by default) of
+//     CONNECT; the demo checks its users fit, and a tenant with many
+//     bindings needs a larger max_control_line.
+//  4. Events, published with verified PubAcks: good ones, a declared
+//     application failure, an invalid payload and a poison event whose
+//     function fails with a retryable platform error on every delivery.
+//  5. The runtime (trigger.Install, Triggers.Run on one goroutine) with the
+//     reference host (trigger/refhost), until every event reached a
+//     terminal outcome or the deadline (-deadline, 20 s by default) passed,
+//     whichever is first. A progress line per step the monitor reports
+//     (binding, stream sequence, delivery count, outcome, action, ack state;
+//     never a payload) and a line of totals per second. The monitor keeps
+//     one last-step report, not a log, so it is sampled every few
+//     milliseconds; deliveries that happen between two samples are counted
+//     on one line.
+//  6. The table per binding (delivered, acked, termed, nacked, exhausted,
+//     uncertain), the monitor's last-step report, the broker's view of each
+//     consumer and what the pools and the host still hold.
+//
+// It exits 0 only if every good event was acknowledged, the declared
+// failure and the invalid payload were terminated, the poison event was
+// negatively acknowledged max_deliver-1 times and then terminated as
+// exhausted, nothing was uncertain, every consumer is empty and every
+// reservation was returned; 1 otherwise, 2 for bad flags and 130 when a
+// signal stopped it. SIGINT and SIGTERM stop the run and remove everything.
+// With -keep the broker keeps running after the run, with the
+// configuration, credentials files and .creds files written into its
+// directory, until Ctrl-C; then it is stopped and its directory removed.
+//
+// Files:
+//
+//   - main.go: flags, signals, exit codes.
+//   - demo.go: the run, in the order above.
+//   - scenario.go: tenants, bindings, functions, events and the expected
+//     table.
+//   - setup.go: users, provisioning, publishing, inspecting consumers.
+//   - runtime.go: the runtime phase and its progress lines.
+//   - report.go: the table, the last-step report and verify.
+//   - keep.go: -keep's files and description.
+//   - errors.go: sentinels and outcomeError.
+package main

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes of the demo.
+const (
+	// exitOK: every expectation held.
+	exitOK = 0
+	// exitFailed: an expectation did not hold, or a step of the demo
+	// failed.
+	exitFailed = 1
+	// exitUsage: bad flags; nothing was started.
+	exitUsage = 2
+	// exitInterrupted: SIGINT or SIGTERM stopped the demo (128 + SIGINT).
+	exitInterrupted = 130
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if !stopWithParent() {
+		// The parent died before the kernel could be asked to tell.
+		stop()
+		os.Exit(exitInterrupted)
+	}
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs the demo command with args (without the program name) and
+// returns its exit code. Everything it starts is stopped, and every file it
+// writes removed, before it returns.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	_, err = demo(ctx, stdout, opts)
+	switch {
+	case err == nil:
+		return exitOK
+	case isInterrupt(err):
+		fmt.Fprintln(stderr, err)
+		return exitInterrupted
+	}
+	fmt.Fprintln(stderr, err)
+	return exitFailed
+}
+
+// parseFlags reads the command line.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: demo [-keep] [-deadline D]")
+		fmt.Fprintln(stderr, "Starts the pinned broker, provisions it, publishes events, runs the trigger runtime")
+		fmt.Fprintln(stderr, "with the reference host and checks every outcome; exit 0 only if all are as expected.")
+		fs.PrintDefaults()
+	}
+	var opts options
+	fs.BoolVar(&opts.Keep, "keep", false, "keep the broker running after the run and print how to reach it, until Ctrl-C")
+	fs.DurationVar(&opts.Deadline, "deadline", DefaultDeadline, fmt.Sprintf("bound of the runtime phase, %v to %v", MinDeadline, MaxDeadline))
+	if err := fs.Parse(args); err != nil {
+		return opts, err
+	}
+	if fs.NArg() > 0 {
+		return opts, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if opts.Deadline < MinDeadline || opts.Deadline > MaxDeadline {
+		return opts, fmt.Errorf("%w: -deadline %v outside %v to %v", errUsage, opts.Deadline, MinDeadline, MaxDeadline)
+	}
+	return opts, nil
+}

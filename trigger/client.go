@@ -1,0 +1,244 @@
+package trigger
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/pull"
+)
+
+// link is one physical broker connection as a step uses it. The
+// production link is a *conn.Conn driven by the bindings' pull.Consumers;
+// tests put a scripted one in its place, so that the step's state machine
+// runs without sockets.
+type link interface {
+	// check probes an idle connection without writing anything; an error
+	// means it is unusable (and closed).
+	check(ctx context.Context) error
+	// usable reports whether the link may be used again: not closed and
+	// not in lame-duck mode.
+	usable() bool
+	close()
+	inspect(ctx context.Context, b *bindingState) (pull.Pending, error)
+	// next pulls at most one message. The payload of a message aliases
+	// the link's read buffer and is valid until its next call.
+	next(ctx context.Context, b *bindingState) (pulled, error)
+	// ack acknowledges the message the last next delivered for b.
+	ack(ctx context.Context, b *bindingState, cmd pull.Command) (pull.Receipt, error)
+}
+
+// pulled is the reply to a pull.
+type pulled struct {
+	kind    pull.Kind
+	id      pull.DeliveryID
+	payload []byte
+}
+
+// dialFunc opens a link for a tenant.
+type dialFunc func(ctx context.Context, ts *tenantState) (link, error)
+
+// dialError marks a failure to open a link.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return "trigger: dial: " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// client is one tenant client: created lazily at the tenant's first visit
+// that needs the broker, holding at most one connection shared by the
+// tenant's bindings. Its pool reservations (the client, and the connection
+// while one is open) are taken before any dial and returned when it is
+// released.
+type client struct {
+	created  bool
+	link     link
+	lastUsed time.Time
+	failures int
+	retryAt  time.Time
+	// replaced counts idle connections found unusable and replaced.
+	replaced uint64
+	dials    uint64
+}
+
+// acquire returns a usable link, before any command of the step is written.
+// A pooled connection is probed; one the broker closed while idle, or one
+// idle past MaxIdleAge, is closed and replaced by one dial within this
+// call. A new dial needs the backoff elapsed, the client and connection
+// reservations, and succeeds or fails once.
+func (c *client) acquire(ctx context.Context, p *Pools, ts *tenantState, now time.Time, dial dialFunc) (link, error) {
+	if c.link != nil {
+		switch {
+		case !c.link.usable(), now.Sub(c.lastUsed) > p.lim.MaxIdleAge:
+			c.drop(p, ts)
+			c.replaced++
+		case c.link.check(ctx) != nil:
+			c.drop(p, ts)
+			c.replaced++
+		default:
+			return c.link, nil
+		}
+	}
+	if now.Before(c.retryAt) {
+		return nil, ErrDialBackoff
+	}
+	if !c.created {
+		if err := p.reserveClient(); err != nil {
+			return nil, err
+		}
+		c.created = true
+	}
+	if err := p.reserveConnection(ts.usage, ts.provider); err != nil {
+		return nil, err
+	}
+	c.dials++
+	l, err := dial(ctx, ts)
+	if err != nil {
+		p.releaseConnection(ts.usage, ts.provider)
+		if ctx.Err() == nil {
+			c.failures++
+			c.retryAt = now.Add(backoff(p.lim, c.failures))
+		}
+		return nil, &dialError{err: err}
+	}
+	c.failures = 0
+	c.retryAt = time.Time{}
+	c.link = l
+	c.lastUsed = now
+	return l, nil
+}
+
+// backoff returns the wait after the n-th consecutive failed dial.
+func backoff(lim PoolLimits, n int) time.Duration {
+	d := lim.DialBackoff
+	for i := 1; i < n && d < lim.MaxDialBackoff; i++ {
+		d *= 2
+	}
+	return min(d, lim.MaxDialBackoff)
+}
+
+// settle is called after every exchange on the link: a link the exchange
+// closed, or one a reply requires closing, is dropped with its
+// reservation; otherwise its idle clock restarts.
+func (c *client) settle(p *Pools, ts *tenantState, err error, now time.Time) {
+	if c.link == nil {
+		return
+	}
+	if errors.Is(err, pull.ErrCloseConnection) || !c.link.usable() {
+		c.drop(p, ts)
+		return
+	}
+	c.lastUsed = now
+}
+
+// drop closes the link and returns its connection reservation.
+func (c *client) drop(p *Pools, ts *tenantState) {
+	if c.link == nil {
+		return
+	}
+	c.link.close()
+	c.link = nil
+	p.releaseConnection(ts.usage, ts.provider)
+}
+
+// release drops the link and the client reservation. The dial backoff is
+// kept.
+func (c *client) release(p *Pools, ts *tenantState) {
+	c.drop(p, ts)
+	if c.created {
+		c.created = false
+		p.releaseClient()
+	}
+}
+
+// sweep drops a link idle past MaxIdleAge.
+func (c *client) sweep(p *Pools, ts *tenantState, now time.Time) {
+	if c.link != nil && now.Sub(c.lastUsed) > p.lim.MaxIdleAge {
+		c.drop(p, ts)
+	}
+}
+
+// ClientName is the client name sent in CONNECT.
+const ClientName = "latent-nats-trigger"
+
+// dialConn opens the production link: one handshake-first TLS connection
+// to the tenant's exact destination with its credential.
+func (t *Triggers) dialConn(ctx context.Context, ts *tenantState) (link, error) {
+	d := ts.cfg.Destination
+	cfg := conn.Config{
+		Addr:       d.Address,
+		ServerName: d.ServerName,
+		Roots:      ts.roots,
+		SPKIPin:    ts.pin,
+		Credential: ts.cred.Secret,
+		Name:       ClientName,
+		MaxPayload: ts.maxPayload,
+		Dialer:     t.pools.dialer,
+	}
+	if d.AllowNonPublic {
+		cfg.AllowNonPublic = d.Address.Addr()
+	}
+	c, err := conn.Dial(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &connLink{c: c, now: t.now}, nil
+}
+
+// connLink is a *conn.Conn driven by pull.Consumers.
+type connLink struct {
+	c   *conn.Conn
+	now func() time.Time
+	// last is the delivery of the last pull, for its acknowledgement.
+	last    pull.Delivery
+	lastFor *bindingState
+}
+
+func (l *connLink) check(ctx context.Context) error { return l.c.Check(ctx) }
+func (l *connLink) usable() bool                    { return !l.c.Closed() && !l.c.LameDuck() }
+func (l *connLink) close()                          { _ = l.c.Close() }
+
+// consumer returns the binding's pull consumer, made at its first use.
+func (l *connLink) consumer(b *bindingState) (*pull.Consumer, error) {
+	if b.consumer == nil {
+		pc, err := pull.NewConsumer(b.pullBinding(), pull.Options{Now: l.now, OpTimeout: b.cfg.OperationTimeout()})
+		if err != nil {
+			return nil, err
+		}
+		b.consumer = pc
+	}
+	return b.consumer, nil
+}
+
+func (l *connLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, error) {
+	pc, err := l.consumer(b)
+	if err != nil {
+		return pull.Pending{}, err
+	}
+	return pc.Inspect(ctx, l.c)
+}
+
+func (l *connLink) next(ctx context.Context, b *bindingState) (pulled, error) {
+	pc, err := l.consumer(b)
+	if err != nil {
+		return pulled{}, err
+	}
+	l.lastFor = nil
+	r, err := pc.Next(ctx, l.c)
+	if err != nil {
+		return pulled{}, err
+	}
+	if r.Kind == pull.KindMessage {
+		l.last = r.Delivery
+		l.lastFor = b
+	}
+	return pulled{kind: r.Kind, id: r.Delivery.ID, payload: r.Payload}, nil
+}
+
+func (l *connLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (pull.Receipt, error) {
+	if l.lastFor != b || b.consumer == nil {
+		return pull.Receipt{}, pull.ErrInvalidDelivery
+	}
+	l.lastFor = nil
+	return b.consumer.Ack(ctx, l.c, &l.last, cmd)
+}

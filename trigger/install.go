@@ -1,0 +1,252 @@
+package trigger
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/latent-systems/latent-nats/pull"
+)
+
+// Triggers is one installed configuration: its metadata, its tenant
+// clients and its rotation. It starts nothing: the owner drives it with
+// Run (one goroutine, one timer) or Step. Nothing is allocated per dormant
+// binding: no goroutine, socket, timer or subscription.
+type Triggers struct {
+	pools     *Pools
+	logicalID string
+	epoch     uint64
+	entry     *registryEntry
+	charge    int64
+	cfg       Config
+	poll      time.Duration
+	now       func() time.Time
+	rand      io.Reader
+	mon       *Monitor
+	tenantIDs []string
+	provIDs   []string
+
+	running atomic.Bool
+
+	// mu is held by a step, CloseIdle and Close; everything below is
+	// owned by its holder.
+	mu       sync.Mutex
+	closed   bool
+	tenants  []tenantState
+	bindings []bindingState
+	rot      rotation
+	hot      int
+	steps    uint64
+	// dial opens a tenant's link; tests replace it before the first step.
+	dial dialFunc
+}
+
+// tenantState is one tenant client's metadata and its lazily created
+// client.
+type tenantState struct {
+	index      int
+	cfg        *Tenant
+	cred       Credential
+	roots      *x509.CertPool
+	pin        [sha256.Size]byte
+	maxPayload int
+	bindings   []int
+	cursor     int
+	usage      *keyUsage
+	provider   *keyUsage
+	client     client
+}
+
+// bindingState is one binding's metadata. The pull consumer is made at the
+// binding's first pull and holds no socket or goroutine.
+type bindingState struct {
+	index    int
+	tenant   int
+	cfg      *Binding
+	consumer *pull.Consumer
+	charge   int64
+	// revisit is the number of steps until the rotation visits this
+	// binding again.
+	revisit int
+}
+
+// Install validates cfg and creds, charges the installation to pools and
+// records the checked epoch transition of logicalID: the registry's current
+// epoch must equal expectedEpoch (0 for a first installation) and epoch must
+// exceed it. An installation of an older epoch of the same ID is
+// superseded: its Run and Step return ErrSuperseded from their next step,
+// and its owner still closes it. Installation retains metadata only; it
+// opens no connection and reads no credential secret.
+//
+// Errors: the *ConfigError of cfg.Validate, the *CredentialsError of
+// MatchCredentials, ErrInvalidLogicalID, *EpochError, a *ReservationError
+// (installations, metadata bytes or bytes), ErrClosed for closed pools.
+func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Config, creds []Credential) (*Triggers, *Monitor, error) {
+	if !validLogicalID(logicalID) {
+		return nil, nil, ErrInvalidLogicalID
+	}
+	matched, err := MatchCredentials(cfg, creds)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg = cfg.Clone()
+	t := &Triggers{
+		pools:     pools,
+		logicalID: logicalID,
+		epoch:     epoch,
+		cfg:       cfg,
+		poll:      cfg.PollInterval(),
+		now:       pools.now,
+		rand:      pools.rand,
+		charge:    InstallCharge(cfg),
+		mon:       newMonitor(logicalID, epoch, len(cfg.Bindings)),
+	}
+	if t.rand == nil {
+		t.rand = rand.Reader
+	}
+	t.dial = t.dialConn
+	t.tenants = make([]tenantState, len(cfg.Tenants))
+	t.tenantIDs = make([]string, len(cfg.Tenants))
+	t.provIDs = make([]string, len(cfg.Tenants))
+	for i := range cfg.Tenants {
+		tc := &t.cfg.Tenants[i]
+		roots, err := tc.Destination.CertPool()
+		if err != nil {
+			return nil, nil, err
+		}
+		ts := &t.tenants[i]
+		ts.index = i
+		ts.cfg = tc
+		ts.cred = matched[i]
+		ts.roots = roots
+		if tc.Destination.SPKISHA256 != "" {
+			if _, err := hex.Decode(ts.pin[:], []byte(tc.Destination.SPKISHA256)); err != nil {
+				return nil, nil, err
+			}
+		}
+		ts.maxPayload = pull.MaxInfoSize
+		t.tenantIDs[i] = tc.ID
+		t.provIDs[i] = tc.ProviderID
+	}
+	t.bindings = make([]bindingState, len(cfg.Bindings))
+	for i := range cfg.Bindings {
+		bc := &t.cfg.Bindings[i]
+		ti := t.cfg.TenantIndex(bc.Tenant)
+		ts := &t.tenants[ti]
+		ts.bindings = append(ts.bindings, i)
+		ts.maxPayload = max(ts.maxPayload, bc.MaxPayloadBytes)
+		t.bindings[i] = bindingState{
+			index:  i,
+			tenant: ti,
+			cfg:    bc,
+			charge: RequestCharge(bc.MaxPayloadBytes),
+		}
+	}
+	for i := range t.bindings {
+		b := &t.bindings[i]
+		b.revisit = len(t.tenants) * len(t.tenants[b.tenant].bindings)
+	}
+	t.rot = newRotation(len(t.tenants))
+	entry, tu, pu, err := pools.install(t, logicalID, epoch, expectedEpoch, t.charge, t.tenantIDs, t.provIDs)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.entry = entry
+	for i := range t.tenants {
+		t.tenants[i].usage = tu[i]
+		t.tenants[i].provider = pu[i]
+	}
+	return t, t.mon, nil
+}
+
+// ref returns the host's view of binding b; it shares the configuration's
+// strings and allocates nothing.
+func (t *Triggers) ref(b *bindingState) BindingRef {
+	c := b.cfg
+	return BindingRef{
+		LogicalID: t.logicalID,
+		Epoch:     t.epoch,
+		Index:     b.index,
+		ID:        c.ID,
+		Tenant:    c.Tenant,
+		Principal: c.Principal,
+		Service:   c.Service,
+		Contract:  c.Contract,
+		Function:  c.Function,
+		Route:     c.Route,
+	}
+}
+
+// pullBinding returns the part of binding b the pull operations need.
+func (b *bindingState) pullBinding() pull.Binding {
+	c := b.cfg
+	return pull.Binding{
+		Stream:         c.Stream,
+		Consumer:       c.Consumer,
+		FilterSubject:  c.FilterSubject,
+		PayloadCeiling: c.MaxPayloadBytes,
+		AckWait:        c.AckWait(),
+		MaxDeliver:     c.MaxDeliver,
+	}
+}
+
+// validLogicalID: 1-MaxIDLen bytes of printable ASCII.
+func validLogicalID(id string) bool {
+	if len(id) == 0 || len(id) > MaxIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// LogicalID returns the installation's logical ID.
+func (t *Triggers) LogicalID() string { return t.logicalID }
+
+// Epoch returns the installation's epoch.
+func (t *Triggers) Epoch() uint64 { return t.epoch }
+
+// Monitor returns the installation's monitor (the one Install returned).
+func (t *Triggers) Monitor() *Monitor { return t.mon }
+
+// PollInterval returns the configured poll interval.
+func (t *Triggers) PollInterval() time.Duration { return t.poll }
+
+// Close closes every connection, releases every client and the
+// installation's charge, and makes later Run and Step return ErrClosed. It
+// waits for a step in progress to end. The registry keeps the epoch, so the
+// next installation of the logical ID expects it. Close is idempotent.
+func (t *Triggers) Close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.closed = true
+	t.closeClientsLocked()
+	t.pools.uninstall(t, t.entry, t.charge, t.tenantIDs, t.provIDs)
+}
+
+// CloseIdle closes every tenant connection and releases every tenant client;
+// the next step that needs one dials again. Explicit Step drivers call it
+// when they stop; Run calls it before it returns. It waits for a step in
+// progress to end.
+func (t *Triggers) CloseIdle() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closeClientsLocked()
+}
+
+func (t *Triggers) closeClientsLocked() {
+	for i := range t.tenants {
+		t.tenants[i].client.release(t.pools, &t.tenants[i])
+	}
+}

@@ -1,0 +1,410 @@
+package trigger
+
+import (
+	"strconv"
+	"sync"
+	"time"
+)
+
+// StepResult says how a step ended.
+type StepResult uint8
+
+// Step results.
+const (
+	// ResultSkipped: a check or reservation said no before the pull
+	// (ineligible publication, credential not current, admission or pool
+	// unavailable, dial backoff); see StepReport.Error for which.
+	ResultSkipped StepResult = iota + 1
+	// ResultEmpty: consumer info proved the consumer empty, or the pull
+	// found nothing.
+	ResultEmpty
+	// ResultDelivered: a message was pulled; see Outcome, Action and Ack.
+	ResultDelivered
+	// ResultFailed: the broker exchange failed before a delivery; see
+	// Error.
+	ResultFailed
+	// ResultShutdown: the owner stopped during the step; everything was
+	// reclaimed locally and nothing was acknowledged.
+	ResultShutdown
+)
+
+// String returns the result's name, or "StepResult(n)" outside the list.
+func (r StepResult) String() string {
+	switch r {
+	case ResultSkipped:
+		return "skipped"
+	case ResultEmpty:
+		return "empty"
+	case ResultDelivered:
+		return "delivered"
+	case ResultFailed:
+		return "failed"
+	case ResultShutdown:
+		return "shutdown"
+	}
+	return "StepResult(" + strconv.Itoa(int(r)) + ")"
+}
+
+// AckState is what is known of the acknowledgement of a delivery.
+type AckState uint8
+
+// Acknowledgement states.
+const (
+	// AckNone: no command was sent (no delivery, shutdown, a refused
+	// check, or the connection refused the command before writing it).
+	AckNone AckState = iota + 1
+	// AckVerified: the broker's receipt arrived within the ack wait.
+	AckVerified
+	// AckVerifiedLate: the receipt arrived after the ack wait; the broker
+	// may have redelivered meanwhile.
+	AckVerifiedLate
+	// AckUncertain: the command may have been written but no receipt was
+	// seen. It is never replayed; the broker may redeliver.
+	AckUncertain
+)
+
+// String returns the state's name, or "AckState(n)" outside the list.
+func (s AckState) String() string {
+	switch s {
+	case AckNone:
+		return "none"
+	case AckVerified:
+		return "verified"
+	case AckVerifiedLate:
+		return "verified late"
+	case AckUncertain:
+		return "uncertain"
+	}
+	return "AckState(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ErrorClass groups what went wrong in a step. The zero value means none.
+type ErrorClass uint8
+
+// Error classes.
+const (
+	// ClassIneligible: the host said the publication is not eligible.
+	ClassIneligible ErrorClass = iota + 1
+	// ClassCredential: the tenant credential expired, was wiped or the
+	// host said it is not current.
+	ClassCredential
+	// ClassUnavailable: the host's admission or input allocation was
+	// unavailable (ErrUnavailable).
+	ClassUnavailable
+	// ClassHost: the host's reservation failed otherwise.
+	ClassHost
+	// ClassPoolExhausted: a shared pool limit refused a reservation.
+	ClassPoolExhausted
+	// ClassDialBackoff: the tenant client waits out its dial backoff.
+	ClassDialBackoff
+	// ClassDial: dialling or the handshake failed.
+	ClassDial
+	// ClassConnection: the connection failed or timed out during an
+	// exchange, or the server closed it.
+	ClassConnection
+	// ClassBrokerPermission: the broker refused a publish (permissions).
+	ClassBrokerPermission
+	// ClassProfile: the consumer does not match the profile.
+	ClassProfile
+	// ClassConsumerMissing: the stream or consumer does not exist, or
+	// nothing answers on its subjects.
+	ClassConsumerMissing
+	// ClassAPI: another JetStream API error.
+	ClassAPI
+	// ClassProtocol: a malformed, oversized or foreign reply; the
+	// connection was closed.
+	ClassProtocol
+	// ClassBusy: the consumer's capacity is taken (waiting requests).
+	ClassBusy
+	// ClassOversize: the next message exceeds the payload ceiling; the
+	// broker refused to deliver it and an operator must correct it.
+	ClassOversize
+	// ClassMisconfigured: the consumer refused the profile's pull request.
+	ClassMisconfigured
+	// ClassBrokerUnavailable: leader change or server shutdown.
+	ClassBrokerUnavailable
+	// ClassAckUncertain: an acknowledgement without a verified receipt.
+	ClassAckUncertain
+	// ClassShutdown: the owner stopped during the step.
+	ClassShutdown
+	// ClassInternal: anything else.
+	ClassInternal
+)
+
+// NumErrorClasses is the number of ErrorClass values; they are
+// 1..NumErrorClasses.
+const NumErrorClasses = int(ClassInternal)
+
+// String returns the class's name, "none" for zero, or "ErrorClass(n)"
+// outside the list.
+func (c ErrorClass) String() string {
+	switch c {
+	case 0:
+		return "none"
+	case ClassIneligible:
+		return "ineligible"
+	case ClassCredential:
+		return "credential"
+	case ClassUnavailable:
+		return "unavailable"
+	case ClassHost:
+		return "host"
+	case ClassPoolExhausted:
+		return "pool exhausted"
+	case ClassDialBackoff:
+		return "dial backoff"
+	case ClassDial:
+		return "dial"
+	case ClassConnection:
+		return "connection"
+	case ClassBrokerPermission:
+		return "broker permission"
+	case ClassProfile:
+		return "profile"
+	case ClassConsumerMissing:
+		return "consumer missing"
+	case ClassAPI:
+		return "api"
+	case ClassProtocol:
+		return "protocol"
+	case ClassBusy:
+		return "busy"
+	case ClassOversize:
+		return "oversize"
+	case ClassMisconfigured:
+		return "misconfigured"
+	case ClassBrokerUnavailable:
+		return "broker unavailable"
+	case ClassAckUncertain:
+		return "ack uncertain"
+	case ClassShutdown:
+		return "shutdown"
+	case ClassInternal:
+		return "internal"
+	}
+	return "ErrorClass(" + strconv.Itoa(int(c)) + ")"
+}
+
+// StepReport is the fixed-size report of one step. It holds no payload,
+// broker text or secret.
+type StepReport struct {
+	// Step is the installation's step number, from 1.
+	Step uint64
+	// Epoch is the configuration epoch.
+	Epoch uint64
+	// Binding is the index of the binding visited in Config.Bindings.
+	Binding int
+	// At is when the step started.
+	At     time.Time
+	Result StepResult
+	// StreamSeq and Delivered identify the delivery (ResultDelivered).
+	StreamSeq uint64
+	Delivered uint64
+	// RouteGeneration is the generation pinned by the host's reservation,
+	// 0 when none was made.
+	RouteGeneration uint64
+	// Outcome is the activation's outcome, 0 when none ran.
+	Outcome Outcome
+	// Action is what was decided for the broker, 0 when nothing was
+	// delivered.
+	Action Action
+	Ack    AckState
+	// Error is the class of what went wrong, 0 when nothing did.
+	Error ErrorClass
+	// Resource is the pool limit that refused a reservation
+	// (ClassPoolExhausted only).
+	Resource Resource
+	// Wait is the pacing after this step: 0 when the next step follows at
+	// once, else the poll interval (see Triggers.Run).
+	Wait time.Duration
+}
+
+// Counts are the aggregate counts of one binding, or of all (Totals).
+type Counts struct {
+	// Visits counts steps that selected the binding.
+	Visits uint64
+	// Skipped counts visits a check or reservation stopped before the
+	// pull (the reason is counted in Errors).
+	Skipped uint64
+	// Empty counts visits that consumer info proved empty (one round
+	// trip); EmptyPulls those whose pull found nothing.
+	Empty      uint64
+	EmptyPulls uint64
+	// Delivered counts messages pulled.
+	Delivered uint64
+	// Acked, Termed, Nacked and Exhausted count commands sent, by action,
+	// verified or not; Uncertain those without a verified receipt and
+	// Late those verified after the ack wait.
+	Acked     uint64
+	Termed    uint64
+	Nacked    uint64
+	Exhausted uint64
+	Uncertain uint64
+	Late      uint64
+	// Unacknowledged counts deliveries for which nothing was sent.
+	Unacknowledged uint64
+	// Failed counts visits whose broker exchange failed before a delivery.
+	Failed uint64
+	// Outcomes counts activation outcomes, indexed by Outcome.
+	Outcomes [NumOutcomes + 1]uint64
+	// Errors counts error classes, indexed by ErrorClass (index 0 unused).
+	Errors [NumErrorClasses + 1]uint64
+	// Refusals counts pool reservations refused, indexed by Resource
+	// (index 0 unused).
+	Refusals [NumResources + 1]uint64
+}
+
+func (c *Counts) add(o *Counts) {
+	c.Visits += o.Visits
+	c.Skipped += o.Skipped
+	c.Empty += o.Empty
+	c.EmptyPulls += o.EmptyPulls
+	c.Delivered += o.Delivered
+	c.Acked += o.Acked
+	c.Termed += o.Termed
+	c.Nacked += o.Nacked
+	c.Exhausted += o.Exhausted
+	c.Uncertain += o.Uncertain
+	c.Late += o.Late
+	c.Unacknowledged += o.Unacknowledged
+	c.Failed += o.Failed
+	for i := range c.Outcomes {
+		c.Outcomes[i] += o.Outcomes[i]
+	}
+	for i := range c.Errors {
+		c.Errors[i] += o.Errors[i]
+	}
+	for i := range c.Refusals {
+		c.Refusals[i] += o.Refusals[i]
+	}
+}
+
+// Snapshot is a copy of a Monitor's counts.
+type Snapshot struct {
+	LogicalID string
+	Epoch     uint64
+	// Steps counts every step.
+	Steps uint64
+	// Dials counts connections dialled (successfully or not) and Replaced
+	// idle connections found unusable (closed by the broker, lame duck,
+	// idle past MaxIdleAge) when a step needed them.
+	Dials    uint64
+	Replaced uint64
+	// Totals sums Bindings.
+	Totals Counts
+	// Bindings holds one Counts per binding, in configuration order.
+	Bindings []Counts
+}
+
+// Monitor observes one installation: bounded aggregate counts and the last
+// terminal or error report. It is safe for concurrent use; readers never
+// block a step for longer than a copy.
+type Monitor struct {
+	logicalID string
+	epoch     uint64
+
+	mu       sync.Mutex
+	steps    uint64
+	dials    uint64
+	replaced uint64
+	bindings []Counts
+	last     StepReport
+	hasLast  bool
+}
+
+func newMonitor(logicalID string, epoch uint64, bindings int) *Monitor {
+	return &Monitor{logicalID: logicalID, epoch: epoch, bindings: make([]Counts, bindings)}
+}
+
+// Snapshot returns the counts now.
+func (m *Monitor) Snapshot() Snapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := Snapshot{
+		LogicalID: m.logicalID,
+		Epoch:     m.epoch,
+		Steps:     m.steps,
+		Dials:     m.dials,
+		Replaced:  m.replaced,
+		Bindings:  append([]Counts(nil), m.bindings...),
+	}
+	for i := range s.Bindings {
+		s.Totals.add(&s.Bindings[i])
+	}
+	return s
+}
+
+// LastStep returns the report of the last step that delivered a message
+// (whatever became of it, shutdown included) or failed, and false before
+// there was one. Empty visits, skips and a stop between deliveries do not
+// replace it. It is one slot, not a log: a sequence of failures needs
+// external observation.
+func (m *Monitor) LastStep() (StepReport, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last, m.hasLast
+}
+
+// record counts one finished step and keeps its report when it delivered
+// or failed. emptyPull tells an empty pull from an empty consumer info;
+// dials and replaced are the step's connection events.
+func (m *Monitor) record(r *StepReport, emptyPull bool, dials, replaced uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.steps++
+	m.dials += dials
+	m.replaced += replaced
+	c := &m.bindings[r.Binding]
+	c.Visits++
+	if r.Error != 0 && int(r.Error) <= NumErrorClasses {
+		c.Errors[r.Error]++
+	}
+	if r.Resource != 0 && int(r.Resource) <= NumResources {
+		c.Refusals[r.Resource]++
+	}
+	if r.Outcome != 0 && int(r.Outcome) <= NumOutcomes {
+		c.Outcomes[r.Outcome]++
+	}
+	switch r.Result {
+	case ResultSkipped:
+		c.Skipped++
+	case ResultEmpty:
+		if emptyPull {
+			c.EmptyPulls++
+		} else {
+			c.Empty++
+		}
+	case ResultFailed:
+		c.Failed++
+	}
+	if r.Delivered > 0 {
+		c.Delivered++
+		if r.Ack == AckNone {
+			c.Unacknowledged++
+		}
+	}
+	if r.Ack != AckNone && r.Ack != 0 {
+		switch r.Action {
+		case ActionAck:
+			c.Acked++
+		case ActionTerm:
+			c.Termed++
+		case ActionNak:
+			c.Nacked++
+		case ActionExhausted:
+			c.Exhausted++
+		}
+	}
+	switch r.Ack {
+	case AckUncertain:
+		c.Uncertain++
+	case AckVerifiedLate:
+		c.Late++
+	}
+	switch {
+	case r.Result == ResultDelivered, r.Result == ResultFailed,
+		r.Result == ResultShutdown && r.Delivered > 0:
+		m.last = *r
+		m.hasLast = true
+	}
+}

@@ -1,0 +1,165 @@
+package trigger
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/pull"
+)
+
+// TestActionFor lists every Outcome at a first delivery, a middle one and
+// the last one: the profile's table, exhaustively.
+func TestActionFor(t *testing.T) {
+	const maxDeliver = 3
+	tests := []struct {
+		outcome            Outcome
+		first, mid, last   Action
+		retryable          bool
+		termReasonAtFirst  string
+		commandAtFirstText string
+	}{
+		{OutcomeSuccess, ActionAck, ActionAck, ActionAck, false, "", "+ACK"},
+		{OutcomeDeclaredFailure, ActionTerm, ActionTerm, ActionTerm, false, "declared failure", "+TERM declared failure"},
+		{OutcomeInvalidArguments, ActionTerm, ActionTerm, ActionTerm, false, "invalid arguments", "+TERM invalid arguments"},
+		{OutcomeIncompatibleContract, ActionTerm, ActionTerm, ActionTerm, false, "incompatible contract", "+TERM incompatible contract"},
+		{OutcomeAuthenticationRejected, ActionTerm, ActionTerm, ActionTerm, false, "authentication rejected", "+TERM authentication rejected"},
+		{OutcomePermissionRejected, ActionTerm, ActionTerm, ActionTerm, false, "permission rejected", "+TERM permission rejected"},
+		{OutcomeTimeout, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		{OutcomeCancelled, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		{OutcomePlatformFailure, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		// Outside the list: a platform failure.
+		{0, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		{Outcome(NumOutcomes + 1), ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+	}
+	seen := map[Outcome]bool{}
+	for _, tc := range tests {
+		seen[tc.outcome] = true
+		t.Run(tc.outcome.String(), func(t *testing.T) {
+			got := []Action{
+				ActionFor(tc.outcome, 1, maxDeliver),
+				ActionFor(tc.outcome, 2, maxDeliver),
+				ActionFor(tc.outcome, maxDeliver, maxDeliver),
+				ActionFor(tc.outcome, maxDeliver+1, maxDeliver),
+			}
+			want := []Action{tc.first, tc.mid, tc.last, tc.last}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("actions at deliveries 1, 2, max, max+1 (-want +got):\n%s", diff)
+			}
+			if got := tc.outcome.Retryable(); got != tc.retryable {
+				t.Errorf("Retryable = %v, want %v", got, tc.retryable)
+			}
+			cmd, send := commandFor(tc.first, tc.outcome, 500*time.Millisecond)
+			if !send {
+				t.Fatalf("commandFor(%v) sends nothing", tc.first)
+			}
+			if diff := cmp.Diff(tc.commandAtFirstText, cmdText(cmd)); diff != "" {
+				t.Errorf("command (-want +got):\n%s", diff)
+			}
+			if err := cmd.Validate(); err != nil {
+				t.Errorf("command invalid: %v", err)
+			}
+		})
+	}
+	for o := Outcome(1); int(o) <= NumOutcomes; o++ {
+		if !seen[o] {
+			t.Errorf("outcome %v missing from the table", o)
+		}
+	}
+}
+
+// TestActionForMaxDeliverOne: with one delivery allowed, a retryable
+// failure is exhausted at once.
+func TestActionForMaxDeliverOne(t *testing.T) {
+	if got := ActionFor(OutcomeTimeout, 1, 1); got != ActionExhausted {
+		t.Errorf("ActionFor(timeout, 1, 1) = %v, want exhausted", got)
+	}
+}
+
+// TestCommandFor lists every Action.
+func TestCommandFor(t *testing.T) {
+	tests := []struct {
+		action Action
+		send   bool
+		want   pull.Command
+	}{
+		{ActionAck, true, pull.Ack()},
+		{ActionTerm, true, pull.Term("declared failure")},
+		{ActionNak, true, pull.Nak(time.Second)},
+		{ActionExhausted, true, pull.Term("exhausted")},
+		{ActionNone, false, pull.Command{}},
+		{0, false, pull.Command{}},
+		{ActionNone + 1, false, pull.Command{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.action.String(), func(t *testing.T) {
+			got, send := commandFor(tc.action, OutcomeDeclaredFailure, time.Second)
+			if send != tc.send {
+				t.Errorf("send = %v, want %v", send, tc.send)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("command (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEnumStrings names every value of the runtime's enumerations and one
+// past the end of each.
+func TestEnumStrings(t *testing.T) {
+	tests := []struct {
+		got, want string
+	}{
+		{OutcomeSuccess.String(), "success"},
+		{OutcomeDeclaredFailure.String(), "declared failure"},
+		{OutcomeInvalidArguments.String(), "invalid arguments"},
+		{OutcomeIncompatibleContract.String(), "incompatible contract"},
+		{OutcomeAuthenticationRejected.String(), "authentication rejected"},
+		{OutcomePermissionRejected.String(), "permission rejected"},
+		{OutcomeTimeout.String(), "timeout"},
+		{OutcomeCancelled.String(), "cancelled"},
+		{OutcomePlatformFailure.String(), "platform failure"},
+		{Outcome(NumOutcomes + 1).String(), "Outcome(10)"},
+		{ActionAck.String(), "ack"},
+		{ActionTerm.String(), "term"},
+		{ActionNak.String(), "nak"},
+		{ActionExhausted.String(), "exhausted"},
+		{ActionNone.String(), "none"},
+		{(ActionNone + 1).String(), "Action(6)"},
+		{ResultSkipped.String(), "skipped"},
+		{ResultEmpty.String(), "empty"},
+		{ResultDelivered.String(), "delivered"},
+		{ResultFailed.String(), "failed"},
+		{ResultShutdown.String(), "shutdown"},
+		{(ResultShutdown + 1).String(), "StepResult(6)"},
+		{AckNone.String(), "none"},
+		{AckVerified.String(), "verified"},
+		{AckVerifiedLate.String(), "verified late"},
+		{AckUncertain.String(), "uncertain"},
+		{(AckUncertain + 1).String(), "AckState(5)"},
+		{ErrorClass(0).String(), "none"},
+		{ErrorClass(NumErrorClasses + 1).String(), "ErrorClass(21)"},
+		{ResourceBytes.String(), "bytes"},
+		{ResourceProviderConnections.String(), "provider connections"},
+		{(ResourceProviderConnections + 1).String(), "Resource(11)"},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("String() = %q, want %q", tc.got, tc.want)
+		}
+	}
+	names := map[string]ErrorClass{}
+	for c := ErrorClass(1); int(c) <= NumErrorClasses; c++ {
+		s := c.String()
+		if prev, dup := names[s]; dup || s == "none" || strings.HasPrefix(s, "ErrorClass(") {
+			t.Errorf("class %d named %q (also %d)", c, s, prev)
+		}
+		names[s] = c
+	}
+	for r := ResourceBytes; r <= ResourceProviderConnections; r++ {
+		if got := r.String(); got == "" || got[0] == 'R' {
+			t.Errorf("resource %d has no name: %q", r, got)
+		}
+	}
+}

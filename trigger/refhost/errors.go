@@ -1,0 +1,345 @@
+package refhost
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/latent-systems/latent-nats/trigger"
+)
+
+// Sentinels of the codec.
+var (
+	// ErrInvalidArguments is matched by every *ArgumentError: a payload,
+	// or Go values, that are not one argument array of the signature.
+	ErrInvalidArguments = errors.New("refhost: invalid arguments")
+
+	// ErrInvalidType is matched by every *TypeError: a Type, a type text or
+	// a parameter list outside the rules.
+	ErrInvalidType = errors.New("refhost: invalid type")
+)
+
+// Sentinels of the host. The first two also match the trigger package's
+// words for the same condition.
+var (
+	// ErrNotPublished: the binding's publication was never published or is
+	// revoked. It matches trigger.ErrNotEligible.
+	ErrNotPublished error = &hostError{"refhost: publication not published or revoked", trigger.ErrNotEligible}
+
+	// ErrCredentialRevoked: the tenant's credential is revoked. It matches
+	// trigger.ErrCredentialRevoked.
+	ErrCredentialRevoked error = &hostError{"refhost: tenant credential revoked", trigger.ErrCredentialRevoked}
+
+	// ErrInvalidConfig: a Config outside its bounds.
+	ErrInvalidConfig = errors.New("refhost: invalid host config")
+
+	// ErrInvalidName: a service, contract, function, revision, route,
+	// tenant or principal name that is empty, longer than MaxIdentifierLen
+	// or holds a byte outside printable ASCII, or a space.
+	ErrInvalidName = errors.New("refhost: invalid name")
+
+	// ErrInvalidFunction: a Function without Func, with an invalid
+	// parameter list or with invalid failure codes.
+	ErrInvalidFunction = errors.New("refhost: invalid function")
+
+	// ErrDuplicateFunction: a function registered twice under the same
+	// service, revision, contract and name.
+	ErrDuplicateFunction = errors.New("refhost: function already registered")
+
+	// ErrNoRoute: the binding's route is not set.
+	ErrNoRoute = errors.New("refhost: route not set")
+
+	// ErrInvalidRequest: an InboundRequest whose MaxInputBytes is outside
+	// 1..MaxPayloadBytes.
+	ErrInvalidRequest = errors.New("refhost: invalid inbound request")
+)
+
+// hostError is a fixed message that also matches a sentinel of package
+// trigger.
+type hostError struct {
+	msg  string
+	base error
+}
+
+func (e *hostError) Error() string { return e.msg }
+func (e *hostError) Unwrap() error { return e.base }
+
+// Rule is what a payload (or a Go value given to Append) breaks. Each Rule
+// is also an error, so errors.Is(err, RuleOutOfRange) reports whether an
+// *ArgumentError broke it.
+type Rule uint8
+
+// Rules.
+const (
+	// RuleTooLarge: the payload is longer than MaxPayloadBytes (or its
+	// encoding would be).
+	RuleTooLarge Rule = iota + 1
+	// RuleSyntax: not JSON: a bad literal, number, escape or delimiter, an
+	// unterminated value, a raw control character in a string.
+	RuleSyntax
+	// RuleTrailingData: something other than whitespace after the array.
+	RuleTrailingData
+	// RuleArgCount: the array does not hold one element per parameter.
+	RuleArgCount
+	// RuleWrongType: a JSON value (or Go value) of another type than
+	// declared, or a string that is not one of a float's three names.
+	RuleWrongType
+	// RuleNotInteger: a number with fraction or exponent, or "-0", where
+	// an integer is declared.
+	RuleNotInteger
+	// RuleOutOfRange: an integer outside its type, or a finite float that
+	// rounds to infinity.
+	RuleOutOfRange
+	// RuleInvalidUTF8: text that is not valid UTF-8, a lone surrogate, or
+	// a char that is not a Unicode scalar value.
+	RuleInvalidUTF8
+	// RuleNotOneChar: a char string holding zero or several characters.
+	RuleNotOneChar
+	// RuleDuplicateKey: an object key given twice.
+	RuleDuplicateKey
+	// RuleUnknownField: a record key the type does not declare.
+	RuleUnknownField
+	// RuleMissingField: a declared record field absent.
+	RuleMissingField
+	// RuleUnknownCase: an enum or variant case, a result side or an
+	// option wrapper key the type does not declare.
+	RuleUnknownCase
+	// RuleMemberCount: a variant, result or option wrapper object without
+	// exactly one member.
+	RuleMemberCount
+	// RuleLength: a tuple without exactly one element per member type.
+	RuleLength
+	ruleEnd
+)
+
+// String describes the rule in a few lower-case words.
+func (r Rule) String() string {
+	switch r {
+	case RuleTooLarge:
+		return "payload too large"
+	case RuleSyntax:
+		return "syntax error"
+	case RuleTrailingData:
+		return "data after the argument array"
+	case RuleArgCount:
+		return "wrong argument count"
+	case RuleWrongType:
+		return "wrong type"
+	case RuleNotInteger:
+		return "not an integer"
+	case RuleOutOfRange:
+		return "out of range"
+	case RuleInvalidUTF8:
+		return "invalid utf-8"
+	case RuleNotOneChar:
+		return "not one character"
+	case RuleDuplicateKey:
+		return "duplicate key"
+	case RuleUnknownField:
+		return "unknown field"
+	case RuleMissingField:
+		return "missing field"
+	case RuleUnknownCase:
+		return "unknown case"
+	case RuleMemberCount:
+		return "not exactly one member"
+	case RuleLength:
+		return "wrong tuple length"
+	}
+	return "Rule(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Error returns the rule prefixed with the package name.
+func (r Rule) Error() string { return "refhost: " + r.String() }
+
+// ArgumentError reports a payload, or Go values, outside a signature. It
+// carries no byte of the payload: Path is built from declared names and
+// indexes only.
+type ArgumentError struct {
+	// Arg is the 0-based index of the argument at fault, or -1 when the
+	// payload as a whole is (size, array syntax, count, trailing data).
+	Arg int
+	// Path locates the fault below the argument: ".field", "[index]",
+	// ".case", ".ok", ".err" or ".some" steps, empty for the argument
+	// itself.
+	Path string
+	// Offset is the byte offset in the payload where the fault was found,
+	// or -1 when encoding.
+	Offset int
+	// Rule is the rule broken.
+	Rule Rule
+}
+
+// Error returns a message such as
+// "refhost: argument 1 .items[3]: out of range (offset 42)".
+func (e *ArgumentError) Error() string {
+	s := "refhost: "
+	if e.Arg >= 0 {
+		s += "argument " + strconv.Itoa(e.Arg)
+		if e.Path != "" {
+			s += " " + e.Path
+		}
+		s += ": "
+	}
+	s += e.Rule.String()
+	if e.Offset >= 0 {
+		s += " (offset " + strconv.Itoa(e.Offset) + ")"
+	}
+	return s
+}
+
+// Unwrap returns ErrInvalidArguments and the Rule.
+func (e *ArgumentError) Unwrap() []error { return []error{ErrInvalidArguments, e.Rule} }
+
+// TypeRule is what a Type, a type text or a parameter list breaks. Each is
+// also an error.
+type TypeRule uint8
+
+// Type rules.
+const (
+	// TypeRuleSyntax: a type text ParseType cannot read.
+	TypeRuleSyntax TypeRule = iota + 1
+	// TypeRuleTooLarge: more than MaxTypeNodes types in a signature, or a
+	// type text longer than MaxTypeTextBytes.
+	TypeRuleTooLarge
+	// TypeRuleTooDeep: nesting deeper than MaxTypeDepth.
+	TypeRuleTooDeep
+	// TypeRuleKind: a Kind outside the enumeration.
+	TypeRuleKind
+	// TypeRuleShape: a part the kind needs is missing (a list without
+	// Elem) or a part it does not have is set (a bool with Fields, an enum
+	// case with a payload).
+	TypeRuleShape
+	// TypeRuleEmpty: a record, tuple, enum or variant without members.
+	TypeRuleEmpty
+	// TypeRuleName: a field or case name that is not a WIT identifier of
+	// at most MaxNameLen bytes.
+	TypeRuleName
+	// TypeRuleDuplicateName: a field or case name used twice in one type.
+	TypeRuleDuplicateName
+	// TypeRuleParamCount: more than MaxParams parameters.
+	TypeRuleParamCount
+	typeRuleEnd
+)
+
+// String describes the rule in a few lower-case words.
+func (r TypeRule) String() string {
+	switch r {
+	case TypeRuleSyntax:
+		return "type syntax error"
+	case TypeRuleTooLarge:
+		return "type too large"
+	case TypeRuleTooDeep:
+		return "type nested too deep"
+	case TypeRuleKind:
+		return "unknown kind"
+	case TypeRuleShape:
+		return "parts do not match the kind"
+	case TypeRuleEmpty:
+		return "no members"
+	case TypeRuleName:
+		return "invalid name"
+	case TypeRuleDuplicateName:
+		return "duplicate name"
+	case TypeRuleParamCount:
+		return "too many parameters"
+	}
+	return "TypeRule(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Error returns the rule prefixed with the package name.
+func (r TypeRule) Error() string { return "refhost: " + r.String() }
+
+// TypeError reports a Type, a type text or a parameter list outside the
+// rules.
+type TypeError struct {
+	// Param is the 0-based parameter index, or -1 outside a signature.
+	Param int
+	// Path locates the fault below the parameter, as in ArgumentError
+	// (".field", "[index]" for a tuple member, ".elem" for a list or
+	// option element, ".case", ".ok", ".err"); names that are themselves
+	// invalid are not repeated.
+	Path string
+	// Offset is the byte offset in the text given to ParseType, or -1.
+	Offset int
+	// Rule is the rule broken.
+	Rule TypeRule
+}
+
+// Error returns a message such as
+// "refhost: parameter 0 .items.elem: unknown kind".
+func (e *TypeError) Error() string {
+	s := "refhost: "
+	if e.Param >= 0 {
+		s += "parameter " + strconv.Itoa(e.Param) + " "
+	}
+	if e.Path != "" {
+		s += e.Path + " "
+	}
+	if e.Param >= 0 || e.Path != "" {
+		s = s[:len(s)-1] + ": "
+	}
+	s += e.Rule.String()
+	if e.Offset >= 0 {
+		s += " (offset " + strconv.Itoa(e.Offset) + ")"
+	}
+	return s
+}
+
+// Unwrap returns ErrInvalidType and the TypeRule.
+func (e *TypeError) Unwrap() []error { return []error{ErrInvalidType, e.Rule} }
+
+// Resource names what an UnavailableError could not reserve.
+type Resource uint8
+
+// Resources.
+const (
+	// ResourceAdmission: every admission slot is held.
+	ResourceAdmission Resource = iota + 1
+	// ResourceInput: the input allocation cannot hold MaxInputBytes more.
+	ResourceInput
+	resourceEnd
+)
+
+// String returns "admission" or "input allocation".
+func (r Resource) String() string {
+	switch r {
+	case ResourceAdmission:
+		return "admission"
+	case ResourceInput:
+		return "input allocation"
+	}
+	return "Resource(" + strconv.Itoa(int(r)) + ")"
+}
+
+// UnavailableError is returned by ReserveInbound when a slot or the input
+// allocation cannot be had now. It matches trigger.ErrUnavailable.
+type UnavailableError struct {
+	Resource Resource
+}
+
+// Error returns a message such as "refhost: admission unavailable".
+func (e *UnavailableError) Error() string {
+	return "refhost: " + e.Resource.String() + " unavailable"
+}
+
+// Unwrap returns trigger.ErrUnavailable.
+func (e *UnavailableError) Unwrap() error { return trigger.ErrUnavailable }
+
+// ApplicationError is the failure a function returns when its contract
+// declares it: Code must be one of the Function's Failures for the
+// activation to end as trigger.OutcomeDeclaredFailure (the broker then
+// terminates the delivery). Any other error is a platform failure and is
+// retried while attempts remain.
+type ApplicationError struct {
+	// Code names the declared failure (a WIT identifier).
+	Code string
+}
+
+// Error returns "refhost: application failure <code>"; a code that is not
+// a valid name is left out.
+func (e *ApplicationError) Error() string {
+	if !validName(e.Code) {
+		return "refhost: application failure"
+	}
+	return "refhost: application failure " + e.Code
+}

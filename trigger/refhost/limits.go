@@ -1,0 +1,51 @@
+package refhost
+
+// MediaType names the payload encoding this package reads and writes.
+const MediaType = "application/vnd.latent.wit-values.v1+json"
+
+// Bounds of the codec. Each has a test at the bound and one past it.
+const (
+	// MaxPayloadBytes bounds one payload, the whole argument array with its
+	// whitespace: the profile's largest payload ceiling
+	// (trigger.MaxPayloadBytes). Decode refuses a longer input before
+	// reading it; Append refuses to write a longer one.
+	MaxPayloadBytes = 32 << 10
+
+	// MaxParams bounds the parameters of one function.
+	MaxParams = 32
+
+	// MaxTypeDepth bounds the nesting of a type: a scalar has depth 1 and
+	// each constructor (list, option, tuple, record, variant, result) adds
+	// one to the deepest of its parts. An enum has depth 1. A payload's
+	// JSON nesting, the argument array included, is at most MaxTypeDepth.
+	MaxTypeDepth = 32
+
+	// MaxTypeNodes bounds the size of one signature: the number of types
+	// in all its parameters, each field and case counted as one more.
+	MaxTypeNodes = 1024
+
+	// MaxNameLen bounds a field or case name, and a declared failure code,
+	// in bytes.
+	MaxNameLen = 64
+
+	// MaxTypeTextBytes bounds the input of ParseType.
+	MaxTypeTextBytes = 64 << 10
+)
+
+// Bounds of the host. Each has a test at the bound and one past it.
+const (
+	// MaxAdmission bounds Config.MaxActivations, the admission slots: the
+	// reservations (and so activations) that may exist at once.
+	MaxAdmission = 1024
+
+	// MaxInputAllocation bounds Config.MaxInputBytes, the input allocation
+	// all held reservations may share, in bytes.
+	MaxInputAllocation = MaxAdmission * MaxPayloadBytes
+
+	// MaxIdentifierLen bounds service, contract, function, revision, route,
+	// tenant and principal names given to the host, in bytes.
+	MaxIdentifierLen = 256
+
+	// MaxDeclaredFailures bounds Function.Failures.
+	MaxDeclaredFailures = 64
+)

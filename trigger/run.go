@@ -1,0 +1,59 @@
+package trigger
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Run is the owner's loop: it makes steps on the caller's goroutine, one
+// after another, with one time.Timer for the pacing, until ctx is done.
+// It starts no goroutine. The rotation visits tenants in turn and, within
+// a tenant, its bindings in turn; each step handles at most one message and
+// one activation.
+//
+// Pacing: a step that delivered a message is followed at once by the next
+// step, and so is every step up to and including that binding's next visit
+// (one lap of the rotation); any other step is followed by one poll
+// interval on the timer. So an idle owner makes one visit per poll
+// interval whatever the number of bindings, and a busy one moves as fast as
+// its round trips allow.
+//
+// When ctx is done Run finishes the step in progress (the host's activation
+// sees ctx done; nothing is acknowledged), closes every tenant connection
+// and client (CloseIdle) and returns nil. It returns ErrSuperseded when a
+// newer epoch of the logical ID was installed, ErrClosed after Close,
+// ErrRunning when Run already runs and ErrNoHost for a nil host, also after
+// CloseIdle.
+func (t *Triggers) Run(ctx context.Context, host Host) error {
+	if host == nil {
+		return ErrNoHost
+	}
+	if !t.running.CompareAndSwap(false, true) {
+		return ErrRunning
+	}
+	defer t.running.Store(false)
+	defer t.CloseIdle()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		r, err := t.step(ctx, host)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+			return nil
+		default:
+			return err
+		}
+		if r.Wait <= 0 {
+			continue
+		}
+		timer.Reset(r.Wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		}
+	}
+}

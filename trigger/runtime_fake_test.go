@@ -1,0 +1,493 @@
+package trigger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/pull"
+)
+
+// events is the ordered log of what a step asked of the host and the
+// broker, shared by the fake host and the fake network.
+type events struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (e *events) add(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.log = append(e.log, fmt.Sprintf(format, args...))
+}
+
+// take returns the log and empties it.
+func (e *events) take() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l := e.log
+	e.log = nil
+	return l
+}
+
+// fakeHost is a Host whose every answer a test can script.
+type fakeHost struct {
+	ev *events
+
+	mu          sync.Mutex
+	eligible    func(b BindingRef, call int) error
+	credential  func(tenant string, call int) error
+	reserve     func(r InboundRequest) error
+	activate    func(ctx context.Context, a Activation) Outcome
+	generation  uint64
+	eligCalls   int
+	credCalls   int
+	outstanding int
+	requests    []InboundRequest
+	activations []Activation
+	payloads    []string
+}
+
+func newFakeHost(ev *events) *fakeHost { return &fakeHost{ev: ev, generation: 1} }
+
+func (h *fakeHost) PublicationEligible(b BindingRef) error {
+	h.mu.Lock()
+	h.eligCalls++
+	f, n := h.eligible, h.eligCalls
+	h.mu.Unlock()
+	h.ev.add("eligible %s", b.ID)
+	if f == nil {
+		return nil
+	}
+	return f(b, n)
+}
+
+func (h *fakeHost) CredentialCurrent(tenant string) error {
+	h.mu.Lock()
+	h.credCalls++
+	f, n := h.credential, h.credCalls
+	h.mu.Unlock()
+	h.ev.add("credential %s", tenant)
+	if f == nil {
+		return nil
+	}
+	return f(tenant, n)
+}
+
+func (h *fakeHost) ReserveInbound(ctx context.Context, r InboundRequest) (Inbound, error) {
+	h.ev.add("reserve %s", r.Binding.ID)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.requests = append(h.requests, r)
+	if h.reserve != nil {
+		if err := h.reserve(r); err != nil {
+			return nil, err
+		}
+	}
+	h.outstanding++
+	return &fakeInbound{h: h, id: r.Binding.ID, gen: h.generation}, nil
+}
+
+func (h *fakeHost) setGeneration(g uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.generation = g
+}
+
+func (h *fakeHost) held() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.outstanding
+}
+
+func (h *fakeHost) acts() ([]Activation, []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Activation(nil), h.activations...), append([]string(nil), h.payloads...)
+}
+
+type fakeInbound struct {
+	h        *fakeHost
+	id       string
+	gen      uint64
+	released bool
+}
+
+func (in *fakeInbound) RouteGeneration() uint64 { return in.gen }
+
+func (in *fakeInbound) Activate(ctx context.Context, a Activation) Result {
+	in.h.ev.add("activate %s", in.id)
+	in.h.mu.Lock()
+	f := in.h.activate
+	p := string(a.Payload)
+	a.Payload = nil
+	in.h.activations = append(in.h.activations, a)
+	in.h.payloads = append(in.h.payloads, p)
+	in.h.mu.Unlock()
+	if f == nil {
+		return Result{Outcome: OutcomeSuccess}
+	}
+	return Result{Outcome: f(ctx, a)}
+}
+
+func (in *fakeInbound) Release() {
+	in.h.ev.add("release %s", in.id)
+	in.h.mu.Lock()
+	defer in.h.mu.Unlock()
+	if in.released {
+		panic("released twice")
+	}
+	in.released = true
+	in.h.outstanding--
+}
+
+// fakeMsg is one stream message of a fake consumer.
+type fakeMsg struct {
+	seq       uint64
+	delivered uint64
+	payload   string
+}
+
+// fakeNet stands for the brokers of every tenant: one queue per binding
+// index, links that a test can make stale, and hooks for failures.
+type fakeNet struct {
+	ev *events
+
+	mu      sync.Mutex
+	queues  map[int][]*fakeMsg
+	seq     uint64
+	links   []*fakeLink
+	dials   int
+	rtt     time.Duration
+	dialErr func(tenant string) error
+	// inspectErr, nextReply and ackReply replace the normal answers when
+	// they return ok.
+	inspectErr func(b int) error
+	nextReply  func(b int) (pull.Kind, bool, error)
+	ackReply   func(b int, cmd pull.Command) (pull.Receipt, bool, error)
+	// onNext runs after a message was taken (tests cancel there).
+	onNext      func()
+	ackDeadline []time.Duration // time left on each ack's context
+	acks        []string
+}
+
+func newFakeNet(ev *events) *fakeNet { return &fakeNet{ev: ev, queues: map[int][]*fakeMsg{}} }
+
+// publish appends a message to binding b's consumer.
+func (n *fakeNet) publish(b int, payload string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.seq++
+	n.queues[b] = append(n.queues[b], &fakeMsg{seq: n.seq, payload: payload})
+}
+
+func (n *fakeNet) pending(b int) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.queues[b])
+}
+
+func (n *fakeNet) dialCount() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.dials
+}
+
+func (n *fakeNet) openLinks() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c := 0
+	for _, l := range n.links {
+		if !l.closed {
+			c++
+		}
+	}
+	return c
+}
+
+func (n *fakeNet) ackLog() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.acks...)
+}
+
+// install replaces the runtime's dialer.
+func (n *fakeNet) install(t *Triggers) {
+	t.dial = func(ctx context.Context, ts *tenantState) (link, error) {
+		n.ev.add("dial %s", ts.cfg.ID)
+		n.mu.Lock()
+		n.dials++
+		f := n.dialErr
+		n.mu.Unlock()
+		if f != nil {
+			if err := f(ts.cfg.ID); err != nil {
+				return nil, err
+			}
+		}
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		l := &fakeLink{n: n, id: len(n.links), tenant: ts.cfg.ID, inflight: map[int]*fakeMsg{}}
+		n.links = append(n.links, l)
+		return l, nil
+	}
+}
+
+// fakeLink is one fake connection.
+type fakeLink struct {
+	n        *fakeNet
+	id       int
+	tenant   string
+	closed   bool
+	stale    bool
+	lame     bool
+	inflight map[int]*fakeMsg
+}
+
+func (l *fakeLink) makeStale() {
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	l.stale = true
+}
+
+func (l *fakeLink) wait(ctx context.Context) error {
+	l.n.mu.Lock()
+	rtt := l.n.rtt
+	l.n.mu.Unlock()
+	if rtt == 0 {
+		return nil
+	}
+	tm := time.NewTimer(rtt)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		l.close()
+		return &conn.ClosedError{Err: ctx.Err()}
+	case <-tm.C:
+		return nil
+	}
+}
+
+func (l *fakeLink) check(ctx context.Context) error {
+	l.n.ev.add("check %d", l.id)
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	if l.stale {
+		l.closed = true
+		return &conn.ClosedError{Err: conn.ErrServerClosed}
+	}
+	return nil
+}
+
+func (l *fakeLink) usable() bool {
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	return !l.closed && !l.lame
+}
+
+func (l *fakeLink) close() {
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	l.closed = true
+}
+
+func (l *fakeLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, error) {
+	l.n.ev.add("inspect %s", b.cfg.ID)
+	if _, ok := ctx.Deadline(); !ok {
+		return pull.Pending{}, conn.ErrNoDeadline
+	}
+	if err := l.wait(ctx); err != nil {
+		return pull.Pending{}, err
+	}
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	if l.closed {
+		return pull.Pending{}, conn.ErrClosed
+	}
+	if l.n.inspectErr != nil {
+		if err := l.n.inspectErr(b.index); err != nil {
+			return pull.Pending{}, err
+		}
+	}
+	return pull.Pending{NumPending: uint64(len(l.n.queues[b.index]))}, nil
+}
+
+func (l *fakeLink) next(ctx context.Context, b *bindingState) (pulled, error) {
+	l.n.ev.add("next %s", b.cfg.ID)
+	if err := l.wait(ctx); err != nil {
+		return pulled{}, err
+	}
+	l.n.mu.Lock()
+	if l.closed {
+		l.n.mu.Unlock()
+		return pulled{}, conn.ErrClosed
+	}
+	if l.n.nextReply != nil {
+		if k, ok, err := l.n.nextReply(b.index); ok {
+			l.n.mu.Unlock()
+			return pulled{kind: k}, err
+		}
+	}
+	q := l.n.queues[b.index]
+	if len(q) == 0 {
+		l.n.mu.Unlock()
+		return pulled{kind: pull.KindNoMessages}, nil
+	}
+	m := q[0]
+	l.n.queues[b.index] = q[1:]
+	m.delivered++
+	l.inflight[b.index] = m
+	onNext := l.n.onNext
+	l.n.mu.Unlock()
+	if onNext != nil {
+		onNext()
+	}
+	return pulled{
+		kind:    pull.KindMessage,
+		id:      pull.DeliveryID{StreamSeq: m.seq, ConsumerSeq: m.seq, Delivered: m.delivered},
+		payload: []byte(m.payload),
+	}, nil
+}
+
+func cmdText(c pull.Command) string {
+	b, err := pull.AppendCommand(nil, c)
+	if err != nil {
+		return "invalid"
+	}
+	return string(b)
+}
+
+func (l *fakeLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (pull.Receipt, error) {
+	l.n.ev.add("ack %s %s", b.cfg.ID, cmdText(cmd))
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return pull.Receipt{}, conn.ErrNoDeadline
+	}
+	if err := ctx.Err(); err != nil {
+		return pull.Receipt{}, err
+	}
+	l.n.mu.Lock()
+	l.n.ackDeadline = append(l.n.ackDeadline, time.Until(dl))
+	l.n.mu.Unlock()
+	if err := l.wait(ctx); err != nil {
+		return pull.Receipt{Outcome: pull.OutcomeUncertain, Action: cmd.Action}, &pull.ReceiptError{Err: err}
+	}
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	m := l.inflight[b.index]
+	if m == nil {
+		return pull.Receipt{}, pull.ErrInvalidDelivery
+	}
+	id := pull.DeliveryID{StreamSeq: m.seq, ConsumerSeq: m.seq, Delivered: m.delivered}
+	l.n.acks = append(l.n.acks, fmt.Sprintf("%s seq=%d n=%d %s", b.cfg.ID, m.seq, m.delivered, cmdText(cmd)))
+	if l.n.ackReply != nil {
+		// A scripted reply: the broker did not record the command, the
+		// delivery stays pending for redelivery.
+		if rec, ok, err := l.n.ackReply(b.index, cmd); ok {
+			return rec, err
+		}
+	}
+	delete(l.inflight, b.index)
+	if cmd.Action == pull.ActionNak {
+		l.n.queues[b.index] = append([]*fakeMsg{m}, l.n.queues[b.index]...)
+	}
+	return pull.Receipt{Outcome: pull.OutcomeVerified, Action: cmd.Action, Delivery: id}, nil
+}
+
+// redeliver puts the unacknowledged messages of every link back at the
+// head of their queues, as the broker does after the ack wait.
+func (n *fakeNet) redeliver() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, l := range n.links {
+		for b, m := range l.inflight {
+			n.queues[b] = append([]*fakeMsg{m}, n.queues[b]...)
+			delete(l.inflight, b)
+		}
+	}
+}
+
+// rig is an installation with a fake host and a fake network.
+type rig struct {
+	pools *Pools
+	trig  *Triggers
+	mon   *Monitor
+	host  *fakeHost
+	net   *fakeNet
+	ev    *events
+	creds []Credential
+}
+
+// rtConfig returns a valid configuration with one tenant per entry of
+// perTenant, holding that many bindings; binding IDs are b0, b1, ... in
+// configuration order, tenants t0, t1, ...
+func rtConfig(t testing.TB, perTenant ...int) Config {
+	t.Helper()
+	c := Config{
+		Profile:             ProfileName,
+		PollIntervalMS:      100,
+		MaxControlLineBytes: 4096,
+		MaxHeaderBytes:      4096,
+	}
+	n := 0
+	for i, k := range perTenant {
+		id := fmt.Sprintf("t%d", i)
+		c.Tenants = append(c.Tenants, Tenant{ID: id, ProviderID: "p", Destination: testDestination(t, uint16(5000+i), 1)})
+		for range k {
+			c.Bindings = append(c.Bindings, testBinding(id, n))
+			n++
+		}
+	}
+	return c
+}
+
+func rtCredentials(t testing.TB, c Config) []Credential {
+	t.Helper()
+	var out []Credential
+	for _, tn := range c.Tenants {
+		s, err := credential.FromToken("token-of-" + tn.ID + "-0123456789")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, Credential{Tenant: tn.ID, ProviderID: tn.ProviderID, Destination: tn.Destination, Secret: s})
+	}
+	return out
+}
+
+// newRig installs cfg on fresh pools with lim (zero means defaults).
+func newRig(t testing.TB, cfg Config, lim PoolLimits) *rig {
+	t.Helper()
+	if lim == (PoolLimits{}) {
+		lim = DefaultPoolLimits()
+	}
+	pools, err := NewPools(PoolConfig{Limits: lim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := rtCredentials(t, cfg)
+	trig, mon, err := Install(pools, "orders", 1, 0, cfg, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &events{}
+	r := &rig{pools: pools, trig: trig, mon: mon, host: newFakeHost(ev), net: newFakeNet(ev), ev: ev, creds: creds}
+	r.net.install(trig)
+	t.Cleanup(func() { trig.Close() })
+	return r
+}
+
+// step runs one Step and fails the test on an error.
+func (r *rig) step(t testing.TB) StepReport {
+	t.Helper()
+	rep, err := r.trig.Step(t.Context(), r.host)
+	if err != nil {
+		t.Fatalf("Step: %v", err)
+	}
+	return rep
+}
+
+var errTest = errors.New("test: refused")
