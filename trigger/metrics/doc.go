@@ -1,0 +1,77 @@
+// Package metrics owns the Prometheus text exposition (format 0.0.4) of a
+// trigger.Monitor: its Snapshot counts and its LastStep report, written
+// with the standard library into a caller's buffer, and an http.Handler an
+// embedder can mount. It refuses identifiers and text as labels: label
+// values are binding indexes and fixed enum names, and no subject, stream,
+// consumer, binding ID, tenant ID, logical ID, payload or error text ever
+// reaches the output.
+//
+// Files:
+//
+//   - names.go: the metric family names and their help texts.
+//   - limits.go: ContentType and the buffer size hints.
+//   - exposition.go: Append, the renderer, and its line encoders.
+//   - write.go: Write, one scrape of a Monitor to an io.Writer.
+//   - handler.go: Handler, GET and HEAD only.
+//   - errors.go: sentinels.
+//
+// # Labels
+//
+// The label sets are fixed and bounded. A binding is named by its index in
+// Config.Bindings (binding="0" .. binding="255"), never by its ID. The other
+// labels take the String names of the trigger package's enums: action
+// (trigger.Action), outcome (trigger.Outcome), class (trigger.ErrorClass),
+// resource (trigger.Resource), result (trigger.StepResult) and ack
+// (trigger.AckState). A zero enum value, meaning "not applicable", is the
+// empty label value. Every enum value of a labelled family is written, zero
+// counts included, so a series exists from the first scrape and rate() sees
+// its first increment.
+//
+// What is not exported: Snapshot.LogicalID (an identifier: add it with the
+// scrape configuration's target labels) and Snapshot.Totals (the sum of the
+// per-binding series; sum by () in a query gives it).
+//
+// # Families
+//
+// Installation:
+//
+//	latent_nats_trigger_epoch                       gauge    configuration epoch
+//	latent_nats_trigger_bindings                    gauge    configured bindings
+//	latent_nats_trigger_steps_total                 counter  Steps
+//	latent_nats_trigger_dials_total                 counter  Dials
+//	latent_nats_trigger_connections_replaced_total  counter  Replaced
+//
+// Per binding (label binding), one per trigger.Counts field:
+//
+//	latent_nats_trigger_visits_total                     Visits
+//	latent_nats_trigger_skipped_total                    Skipped
+//	latent_nats_trigger_empty_total                      Empty
+//	latent_nats_trigger_empty_pulls_total                EmptyPulls
+//	latent_nats_trigger_delivered_total                  Delivered
+//	latent_nats_trigger_acknowledgements_total{action}   Acked, Termed, Nacked, Exhausted
+//	latent_nats_trigger_acknowledgements_uncertain_total Uncertain
+//	latent_nats_trigger_acknowledgements_late_total      Late
+//	latent_nats_trigger_unacknowledged_total             Unacknowledged
+//	latent_nats_trigger_failed_total                     Failed
+//	latent_nats_trigger_outcomes_total{outcome}          Outcomes
+//	latent_nats_trigger_errors_total{class}              Errors
+//	latent_nats_trigger_pool_refusals_total{resource}    Refusals
+//
+// The last step, written only once there is one (trigger.Monitor.LastStep):
+//
+//	latent_nats_trigger_last_step_info{binding,result,outcome,action,ack,class,resource} 1
+//	latent_nats_trigger_last_step_number             gauge  StepReport.Step
+//	latent_nats_trigger_last_step_epoch              gauge  StepReport.Epoch
+//	latent_nats_trigger_last_step_timestamp_seconds  gauge  StepReport.At
+//	latent_nats_trigger_last_step_stream_sequence    gauge  StepReport.StreamSeq
+//	latent_nats_trigger_last_step_delivery_count     gauge  StepReport.Delivered
+//	latent_nats_trigger_last_step_route_generation   gauge  StepReport.RouteGeneration
+//	latent_nats_trigger_last_step_wait_seconds       gauge  StepReport.Wait
+//
+// # Allocation
+//
+// Append writes into dst and allocates nothing once dst has the capacity
+// (a scrape into a reused buffer). Write and Handler add what
+// trigger.Monitor.Snapshot allocates (its copy of the per-binding counts);
+// Handler reuses its output buffers.
+package metrics

@@ -1,0 +1,227 @@
+package metrics
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/latent-systems/latent-nats/trigger"
+)
+
+// Append appends the text exposition of s and, when hasLast, of last to dst
+// and returns the extended buffer; last and hasLast are the two results of
+// trigger.Monitor.LastStep. The families and their order are those of the
+// package documentation; each family's HELP and TYPE lines come once,
+// before its samples, and the output ends with a newline.
+//
+// Append allocates nothing when dst has the capacity: scrape into a
+// reused buffer with Append(buf[:0], m.Snapshot(), last, ok). It reads
+// neither s.LogicalID nor s.Totals.
+func Append(dst []byte, s trigger.Snapshot, last trigger.StepReport, hasLast bool) []byte {
+	dst = appendHeader(dst, nameEpoch, helpEpoch, typeGauge)
+	dst = appendUintSample(dst, nameEpoch, s.Epoch)
+	dst = appendHeader(dst, nameBindings, helpBindings, typeGauge)
+	dst = appendUintSample(dst, nameBindings, uint64(len(s.Bindings)))
+	dst = appendHeader(dst, nameSteps, helpSteps, typeCounter)
+	dst = appendUintSample(dst, nameSteps, s.Steps)
+	dst = appendHeader(dst, nameDials, helpDials, typeCounter)
+	dst = appendUintSample(dst, nameDials, s.Dials)
+	dst = appendHeader(dst, nameReplaced, helpReplaced, typeCounter)
+	dst = appendUintSample(dst, nameReplaced, s.Replaced)
+
+	bs := s.Bindings
+	dst = appendPerBinding(dst, bs, nameVisits, helpVisits, func(c *trigger.Counts) uint64 { return c.Visits })
+	dst = appendPerBinding(dst, bs, nameSkipped, helpSkipped, func(c *trigger.Counts) uint64 { return c.Skipped })
+	dst = appendPerBinding(dst, bs, nameEmpty, helpEmpty, func(c *trigger.Counts) uint64 { return c.Empty })
+	dst = appendPerBinding(dst, bs, nameEmptyPulls, helpEmptyPulls, func(c *trigger.Counts) uint64 { return c.EmptyPulls })
+	dst = appendPerBinding(dst, bs, nameDelivered, helpDelivered, func(c *trigger.Counts) uint64 { return c.Delivered })
+	dst = appendPerEnum(dst, bs, nameAcks, helpAcks, labelAction, trigger.ActionAck, trigger.ActionExhausted, acknowledgements)
+	dst = appendPerBinding(dst, bs, nameUncertain, helpUncertain, func(c *trigger.Counts) uint64 { return c.Uncertain })
+	dst = appendPerBinding(dst, bs, nameLate, helpLate, func(c *trigger.Counts) uint64 { return c.Late })
+	dst = appendPerBinding(dst, bs, nameUnacknowledged, helpUnacknowledged, func(c *trigger.Counts) uint64 { return c.Unacknowledged })
+	dst = appendPerBinding(dst, bs, nameFailed, helpFailed, func(c *trigger.Counts) uint64 { return c.Failed })
+	dst = appendPerEnum(dst, bs, nameOutcomes, helpOutcomes, labelOutcome, 1, trigger.Outcome(trigger.NumOutcomes),
+		func(c *trigger.Counts, o trigger.Outcome) uint64 { return c.Outcomes[o] })
+	dst = appendPerEnum(dst, bs, nameErrors, helpErrors, labelClass, 1, trigger.ErrorClass(trigger.NumErrorClasses),
+		func(c *trigger.Counts, e trigger.ErrorClass) uint64 { return c.Errors[e] })
+	dst = appendPerEnum(dst, bs, nameRefusals, helpRefusals, labelResource, 1, trigger.Resource(trigger.NumResources),
+		func(c *trigger.Counts, r trigger.Resource) uint64 { return c.Refusals[r] })
+
+	if hasLast {
+		dst = appendLast(dst, &last)
+	}
+	return dst
+}
+
+// acknowledgements returns the count of commands sent with action a. The
+// switch lists every action that sends a command; ActionNone sends none.
+func acknowledgements(c *trigger.Counts, a trigger.Action) uint64 {
+	switch a {
+	case trigger.ActionAck:
+		return c.Acked
+	case trigger.ActionTerm:
+		return c.Termed
+	case trigger.ActionNak:
+		return c.Nacked
+	case trigger.ActionExhausted:
+		return c.Exhausted
+	}
+	return 0
+}
+
+// appendLast appends the last-step families of r.
+func appendLast(dst []byte, r *trigger.StepReport) []byte {
+	dst = appendHeader(dst, nameLastInfo, helpLastInfo, typeGauge)
+	dst = append(dst, nameLastInfo...)
+	dst = append(dst, '{')
+	dst = append(dst, labelBinding+`="`...)
+	dst = strconv.AppendInt(dst, int64(r.Binding), 10)
+	dst = append(dst, '"')
+	dst = appendLabel(dst, labelResult, enumName(r.Result))
+	dst = appendLabel(dst, labelOutcome, enumName(r.Outcome))
+	dst = appendLabel(dst, labelAction, enumName(r.Action))
+	dst = appendLabel(dst, labelAck, enumName(r.Ack))
+	dst = appendLabel(dst, labelClass, enumName(r.Error))
+	dst = appendLabel(dst, labelResource, enumName(r.Resource))
+	dst = append(dst, "} 1\n"...)
+
+	dst = appendHeader(dst, nameLastNumber, helpLastNumber, typeGauge)
+	dst = appendUintSample(dst, nameLastNumber, r.Step)
+	dst = appendHeader(dst, nameLastEpoch, helpLastEpoch, typeGauge)
+	dst = appendUintSample(dst, nameLastEpoch, r.Epoch)
+	dst = appendHeader(dst, nameLastTime, helpLastTime, typeGauge)
+	dst = append(dst, nameLastTime+" "...)
+	dst = appendUnixSeconds(dst, r.At)
+	dst = append(dst, '\n')
+	dst = appendHeader(dst, nameLastSeq, helpLastSeq, typeGauge)
+	dst = appendUintSample(dst, nameLastSeq, r.StreamSeq)
+	dst = appendHeader(dst, nameLastDelivered, helpLastDelivered, typeGauge)
+	dst = appendUintSample(dst, nameLastDelivered, r.Delivered)
+	dst = appendHeader(dst, nameLastRoute, helpLastRoute, typeGauge)
+	dst = appendUintSample(dst, nameLastRoute, r.RouteGeneration)
+	dst = appendHeader(dst, nameLastWait, helpLastWait, typeGauge)
+	dst = append(dst, nameLastWait+" "...)
+	dst = strconv.AppendFloat(dst, r.Wait.Seconds(), 'f', -1, 64)
+	dst = append(dst, '\n')
+	return dst
+}
+
+// enum is one of the trigger package's fixed enums.
+type enum interface {
+	~uint8
+	String() string
+}
+
+// enumName returns e's label value: its String name, or the empty value
+// (not applicable) for zero.
+func enumName[E enum](e E) string {
+	if e == 0 {
+		return ""
+	}
+	return e.String()
+}
+
+// appendPerBinding appends a counter family with one sample per binding.
+func appendPerBinding(dst []byte, bs []trigger.Counts, name, help string, get func(*trigger.Counts) uint64) []byte {
+	dst = appendHeader(dst, name, help, typeCounter)
+	for i := range bs {
+		dst = appendBindingStart(dst, name, i)
+		dst = append(dst, "} "...)
+		dst = strconv.AppendUint(dst, get(&bs[i]), 10)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// appendPerEnum appends a counter family with one sample per binding and
+// enum value first..last.
+func appendPerEnum[E enum](dst []byte, bs []trigger.Counts, name, help, label string, first, last E, get func(*trigger.Counts, E) uint64) []byte {
+	dst = appendHeader(dst, name, help, typeCounter)
+	for i := range bs {
+		for v := int(first); v <= int(last); v++ {
+			e := E(v)
+			dst = appendBindingStart(dst, name, i)
+			dst = appendLabel(dst, label, enumName(e))
+			dst = append(dst, "} "...)
+			dst = strconv.AppendUint(dst, get(&bs[i], e), 10)
+			dst = append(dst, '\n')
+		}
+	}
+	return dst
+}
+
+// appendHeader appends a family's HELP and TYPE lines.
+func appendHeader(dst []byte, name, help, typ string) []byte {
+	dst = append(dst, "# HELP "...)
+	dst = append(dst, name...)
+	dst = append(dst, ' ')
+	dst = appendEscaped(dst, help, false)
+	dst = append(dst, "\n# TYPE "...)
+	dst = append(dst, name...)
+	dst = append(dst, ' ')
+	dst = append(dst, typ...)
+	dst = append(dst, '\n')
+	return dst
+}
+
+// appendUintSample appends an unlabelled sample line.
+func appendUintSample(dst []byte, name string, v uint64) []byte {
+	dst = append(dst, name...)
+	dst = append(dst, ' ')
+	dst = strconv.AppendUint(dst, v, 10)
+	dst = append(dst, '\n')
+	return dst
+}
+
+// appendBindingStart appends name{binding="i" with the brace left open.
+func appendBindingStart(dst []byte, name string, i int) []byte {
+	dst = append(dst, name...)
+	dst = append(dst, "{"+labelBinding+`="`...)
+	dst = strconv.AppendInt(dst, int64(i), 10)
+	dst = append(dst, '"')
+	return dst
+}
+
+// appendLabel appends ,name="value" with value escaped.
+func appendLabel(dst []byte, name, value string) []byte {
+	dst = append(dst, ',')
+	dst = append(dst, name...)
+	dst = append(dst, `="`...)
+	dst = appendEscaped(dst, value, true)
+	dst = append(dst, '"')
+	return dst
+}
+
+// appendEscaped appends s escaped as the format requires: backslash and
+// line feed always, the double quote in label values (quote) only.
+func appendEscaped(dst []byte, s string, quote bool) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			dst = append(dst, `\\`...)
+		case c == '\n':
+			dst = append(dst, `\n`...)
+		case c == '"' && quote:
+			dst = append(dst, `\"`...)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// appendUnixSeconds appends t as seconds since the Unix epoch with
+// millisecond precision, and 0 for the zero time.
+func appendUnixSeconds(dst []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return append(dst, '0')
+	}
+	ms := t.UnixMilli()
+	if ms < 0 {
+		return strconv.AppendFloat(dst, float64(ms)/1e3, 'f', 3, 64)
+	}
+	dst = strconv.AppendInt(dst, ms/1000, 10)
+	dst = append(dst, '.')
+	frac := ms % 1000
+	dst = append(dst, byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+	return dst
+}

@@ -1,0 +1,589 @@
+package metrics_test
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latent-systems/latent-nats/trigger"
+	"github.com/latent-systems/latent-nats/trigger/metrics"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden.prom")
+
+// goldenPath holds the exposition of knownSnapshot and knownLast.
+const goldenPath = "testdata/golden.prom"
+
+// TestGolden pins the exact output for a known snapshot and last step.
+func TestGolden(t *testing.T) {
+	got := metrics.Append(nil, knownSnapshot(), knownLast(), true)
+	if *update {
+		if err := os.WriteFile(goldenPath, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(goldenPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("Append (-want +got):\n%s", diff)
+	}
+}
+
+// TestWithoutLastStep: before a last step, the output is the golden one up
+// to the last-step families, which are absent.
+func TestWithoutLastStep(t *testing.T) {
+	full := string(metrics.Append(nil, knownSnapshot(), knownLast(), true))
+	got := string(metrics.Append(nil, knownSnapshot(), knownLast(), false))
+	cut := strings.Index(full, "# HELP latent_nats_trigger_last_step_")
+	if cut < 0 {
+		t.Fatal("no last-step family in the full output")
+	}
+	if diff := cmp.Diff(full[:cut], got); diff != "" {
+		t.Errorf("Append without the last step (-want +got):\n%s", diff)
+	}
+}
+
+// TestAppendKeepsPrefix: Append appends to dst.
+func TestAppendKeepsPrefix(t *testing.T) {
+	got := string(metrics.Append([]byte("prefix\n"), knownSnapshot(), trigger.StepReport{}, false))
+	want := "prefix\n" + string(metrics.Append(nil, knownSnapshot(), trigger.StepReport{}, false))
+	if got != want {
+		t.Errorf("Append did not keep dst's bytes: got %d bytes, want %d", len(got), len(want))
+	}
+}
+
+// familyShape is what TestFamilies pins of a family.
+type familyShape struct {
+	Name, Type string
+	Labels     []string
+	Samples    int
+}
+
+// shapes returns the shape of each family.
+func shapes(fams []family) []familyShape {
+	var out []familyShape
+	for _, f := range fams {
+		s := familyShape{Name: f.Name, Type: f.Type, Samples: len(f.Samples)}
+		if len(f.Samples) > 0 {
+			for _, l := range f.Samples[0].Labels {
+				s.Labels = append(s.Labels, l.Name)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestFamilies pins every family's name, type, label names and sample
+// count, in order, for two bindings and a last step.
+func TestFamilies(t *testing.T) {
+	fams, err := parseExposition(string(metrics.Append(nil, knownSnapshot(), knownLast(), true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := []string{"binding"}
+	const n = 2
+	want := []familyShape{
+		{"latent_nats_trigger_epoch", "gauge", nil, 1},
+		{"latent_nats_trigger_bindings", "gauge", nil, 1},
+		{"latent_nats_trigger_steps_total", "counter", nil, 1},
+		{"latent_nats_trigger_dials_total", "counter", nil, 1},
+		{"latent_nats_trigger_connections_replaced_total", "counter", nil, 1},
+		{"latent_nats_trigger_visits_total", "counter", b, n},
+		{"latent_nats_trigger_skipped_total", "counter", b, n},
+		{"latent_nats_trigger_empty_total", "counter", b, n},
+		{"latent_nats_trigger_empty_pulls_total", "counter", b, n},
+		{"latent_nats_trigger_delivered_total", "counter", b, n},
+		{"latent_nats_trigger_acknowledgements_total", "counter", []string{"binding", "action"}, n * 4},
+		{"latent_nats_trigger_acknowledgements_uncertain_total", "counter", b, n},
+		{"latent_nats_trigger_acknowledgements_late_total", "counter", b, n},
+		{"latent_nats_trigger_unacknowledged_total", "counter", b, n},
+		{"latent_nats_trigger_failed_total", "counter", b, n},
+		{"latent_nats_trigger_outcomes_total", "counter", []string{"binding", "outcome"}, n * trigger.NumOutcomes},
+		{"latent_nats_trigger_errors_total", "counter", []string{"binding", "class"}, n * trigger.NumErrorClasses},
+		{"latent_nats_trigger_pool_refusals_total", "counter", []string{"binding", "resource"}, n * trigger.NumResources},
+		{"latent_nats_trigger_last_step_info", "gauge", []string{"binding", "result", "outcome", "action", "ack", "class", "resource"}, 1},
+		{"latent_nats_trigger_last_step_number", "gauge", nil, 1},
+		{"latent_nats_trigger_last_step_epoch", "gauge", nil, 1},
+		{"latent_nats_trigger_last_step_timestamp_seconds", "gauge", nil, 1},
+		{"latent_nats_trigger_last_step_stream_sequence", "gauge", nil, 1},
+		{"latent_nats_trigger_last_step_delivery_count", "gauge", nil, 1},
+		{"latent_nats_trigger_last_step_route_generation", "gauge", nil, 1},
+		{"latent_nats_trigger_last_step_wait_seconds", "gauge", nil, 1},
+	}
+	if diff := cmp.Diff(want, shapes(fams)); diff != "" {
+		t.Errorf("families (-want +got):\n%s", diff)
+	}
+}
+
+// maxSnapshot has n bindings with every count at its largest.
+func maxSnapshot(n int) trigger.Snapshot {
+	s := trigger.Snapshot{
+		Epoch: math.MaxUint64, Steps: math.MaxUint64, Dials: math.MaxUint64, Replaced: math.MaxUint64,
+		Bindings: make([]trigger.Counts, n),
+	}
+	for i := range s.Bindings {
+		setAll(reflect.ValueOf(&s.Bindings[i]).Elem(), math.MaxUint64)
+	}
+	return s
+}
+
+// setAll sets every uint64 of v, a struct of uint64s and arrays of them.
+func setAll(v reflect.Value, x uint64) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Uint64:
+			f.SetUint(x)
+		case reflect.Array:
+			for j := range f.Len() {
+				f.Index(j).SetUint(x)
+			}
+		}
+	}
+}
+
+// TestFormatValid reads back the output of edge cases with the strict
+// reader: HELP and TYPE once per family and before its samples, samples
+// contiguous, one label set per family, escaped label values, a value per
+// line, a trailing newline.
+func TestFormatValid(t *testing.T) {
+	odd := knownLast()
+	odd.Result = trigger.StepResult(200)
+	odd.Outcome = trigger.Outcome(201)
+	odd.Action = trigger.Action(202)
+	odd.Ack = trigger.AckState(203)
+	odd.Error = trigger.ErrorClass(204)
+	odd.Resource = trigger.Resource(205)
+	odd.Binding = -1
+	odd.At = time.Time{}
+	zero := trigger.StepReport{Result: trigger.ResultFailed, Ack: trigger.AckNone, Error: trigger.ClassDial}
+	pre := knownLast()
+	pre.At = time.Date(1969, 12, 31, 23, 59, 58, 500_000_000, time.UTC)
+	tests := []struct {
+		name    string
+		s       trigger.Snapshot
+		last    trigger.StepReport
+		hasLast bool
+		samples int
+	}{
+		{"no bindings", trigger.Snapshot{}, trigger.StepReport{}, false, installationSamples},
+		{"one binding, zero counts", trigger.Snapshot{Bindings: make([]trigger.Counts, 1)}, trigger.StepReport{}, false, installationSamples + perBinding},
+		{"known", knownSnapshot(), knownLast(), true, installationSamples + 2*perBinding + 8},
+		{"max bindings, max counts", maxSnapshot(trigger.MaxBindings), knownLast(), true, installationSamples + trigger.MaxBindings*perBinding + 8},
+		{"enums out of range", knownSnapshot(), odd, true, installationSamples + 2*perBinding + 8},
+		{"zero enums", knownSnapshot(), zero, true, installationSamples + 2*perBinding + 8},
+		{"before 1970", knownSnapshot(), pre, true, installationSamples + 2*perBinding + 8},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fams, err := parseExposition(string(metrics.Append(nil, tc.s, tc.last, tc.hasLast)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := 0
+			for _, f := range fams {
+				got += len(f.Samples)
+			}
+			if got != tc.samples {
+				t.Errorf("%d samples, want %d", got, tc.samples)
+			}
+		})
+	}
+}
+
+// installationSamples is the number of installation samples: epoch,
+// bindings, steps, dials and replaced connections.
+const installationSamples = 5
+
+// perBinding is the number of samples one binding adds.
+const perBinding = 9 + 4 + trigger.NumOutcomes + trigger.NumErrorClasses + trigger.NumResources
+
+// TestLastStepLabels pins the last-step labels of zero and out-of-range
+// enum values: empty for zero (not applicable), the String form otherwise.
+func TestLastStepLabels(t *testing.T) {
+	odd := trigger.StepReport{
+		Binding: 3, Result: trigger.StepResult(200), Outcome: trigger.Outcome(201), Action: trigger.Action(202),
+		Ack: trigger.AckState(203), Error: trigger.ErrorClass(204), Resource: trigger.Resource(205),
+	}
+	tests := []struct {
+		name string
+		r    trigger.StepReport
+		want []label
+	}{
+		{"zero", trigger.StepReport{}, []label{
+			{"binding", "0"}, {"result", ""}, {"outcome", ""}, {"action", ""}, {"ack", ""}, {"class", ""}, {"resource", ""},
+		}},
+		{"known", knownLast(), []label{
+			{"binding", "1"}, {"result", "delivered"}, {"outcome", "timeout"}, {"action", "nak"}, {"ack", "uncertain"},
+			{"class", "ack uncertain"}, {"resource", ""},
+		}},
+		{"refused", trigger.StepReport{Result: trigger.ResultFailed, Ack: trigger.AckNone, Error: trigger.ClassPoolExhausted, Resource: trigger.ResourceTenantConnections}, []label{
+			{"binding", "0"}, {"result", "failed"}, {"outcome", ""}, {"action", ""}, {"ack", "none"},
+			{"class", "pool exhausted"}, {"resource", "tenant connections"},
+		}},
+		{"out of range", odd, []label{
+			{"binding", "3"}, {"result", "StepResult(200)"}, {"outcome", "Outcome(201)"}, {"action", "Action(202)"},
+			{"ack", "AckState(203)"}, {"class", "ErrorClass(204)"}, {"resource", "Resource(205)"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fams, err := parseExposition(string(metrics.Append(nil, trigger.Snapshot{}, tc.r, true)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			info := find(fams, "latent_nats_trigger_last_step_info")
+			if len(info.Samples) != 1 {
+				t.Fatalf("%d info samples", len(info.Samples))
+			}
+			if diff := cmp.Diff(tc.want, info.Samples[0].Labels); diff != "" {
+				t.Errorf("labels (-want +got):\n%s", diff)
+			}
+			if info.Samples[0].Value != 1 {
+				t.Errorf("info value %v, want 1", info.Samples[0].Value)
+			}
+		})
+	}
+}
+
+// find returns the family called name, or a zero family.
+func find(fams []family, name string) family {
+	for _, f := range fams {
+		if f.Name == name {
+			return f
+		}
+	}
+	return family{}
+}
+
+// TestReaderRejects: the strict reader the tests rely on refuses what is
+// not valid exposition, so its acceptance means something.
+func TestReaderRejects(t *testing.T) {
+	const ok = "# HELP a_total h\n# TYPE a_total counter\na_total{binding=\"0\"} 1\n"
+	if _, err := parseExposition(ok); err != nil {
+		t.Fatalf("valid input refused: %v", err)
+	}
+	tests := []struct{ name, text string }{
+		{"empty", ""},
+		{"no trailing newline", strings.TrimSuffix(ok, "\n")},
+		{"blank line", ok + "\n"},
+		{"second HELP", ok + "# HELP a_total h\n"},
+		{"sample before TYPE", "# HELP a_total h\na_total 1\n"},
+		{"TYPE without HELP", "# TYPE a_total counter\na_total 1\n"},
+		{"counter without _total", "# HELP a h\n# TYPE a counter\na 1\n"},
+		{"gauge with _total", "# HELP a_total h\n# TYPE a_total gauge\na_total 1\n"},
+		{"unknown type", "# HELP a h\n# TYPE a summary\na 1\n"},
+		{"sample of another family", ok + "b_total 1\n"},
+		{"interleaved family", ok + "# HELP b h\n# TYPE b gauge\nb 1\na_total{binding=\"1\"} 1\n"},
+		{"unescaped quote", "# HELP a h\n# TYPE a gauge\na{l=\"x\"y\"} 1\n"},
+		{"bad escape", "# HELP a h\n# TYPE a gauge\na{l=\"x\\ty\"} 1\n"},
+		{"unterminated value", "# HELP a h\n# TYPE a gauge\na{l=\"x} 1\n"},
+		{"bad label name", "# HELP a h\n# TYPE a gauge\na{0l=\"x\"} 1\n"},
+		{"reserved label name", "# HELP a h\n# TYPE a gauge\na{__l=\"x\"} 1\n"},
+		{"label twice", "# HELP a h\n# TYPE a gauge\na{l=\"x\",l=\"y\"} 1\n"},
+		{"label sets differ", "# HELP a h\n# TYPE a gauge\na{l=\"x\"} 1\na{m=\"x\"} 1\n"},
+		{"duplicate series", ok + "a_total{binding=\"0\"} 2\n"},
+		{"no value", "# HELP a h\n# TYPE a gauge\na\n"},
+		{"bad value", "# HELP a h\n# TYPE a gauge\na x\n"},
+		{"timestamp", "# HELP a h\n# TYPE a gauge\na 1 1700000000\n"},
+		{"negative counter", "# HELP a_total h\n# TYPE a_total counter\na_total -1\n"},
+		{"fractional counter", "# HELP a_total h\n# TYPE a_total counter\na_total 1.5\n"},
+		{"comment", ok + "# note\n"},
+		{"bad metric name", "# HELP 1a h\n# TYPE 1a gauge\n1a 1\n"},
+		{"escaped quote in HELP", "# HELP a h\\\"\n# TYPE a gauge\na 1\n"},
+		{"not UTF-8", "# HELP a h\xff\n# TYPE a gauge\na 1\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := parseExposition(tc.text); err == nil {
+				t.Errorf("accepted %q", tc.text)
+			}
+		})
+	}
+}
+
+// Family names of the tests: the public names, written out.
+const (
+	famAcks     = "latent_nats_trigger_acknowledgements_total"
+	famOutcomes = "latent_nats_trigger_outcomes_total"
+	famErrors   = "latent_nats_trigger_errors_total"
+	famRefusals = "latent_nats_trigger_pool_refusals_total"
+	famInfo     = "latent_nats_trigger_last_step_info"
+)
+
+// seriesKey names one binding's series within a family: its family, its
+// label other than binding ("" for none) and that label's value.
+type seriesKey struct{ Family, Label, Value string }
+
+// TestCountsFieldsExported maps every field of trigger.Counts to its
+// series and checks it with distinct values: a field added to Counts fails
+// here until it is mapped and written. Array index 0 is unused (the enums
+// start at 1) and is not written.
+func TestCountsFieldsExported(t *testing.T) {
+	type target struct {
+		family, label string
+		value         func(i int) string
+	}
+	fixed := func(v string) func(int) string { return func(int) string { return v } }
+	per := func(name string) target { return target{"latent_nats_trigger_" + name + "_total", "", fixed("")} }
+	want := map[string]target{
+		"Visits":         per("visits"),
+		"Skipped":        per("skipped"),
+		"Empty":          per("empty"),
+		"EmptyPulls":     per("empty_pulls"),
+		"Delivered":      per("delivered"),
+		"Acked":          {famAcks, "action", fixed(trigger.ActionAck.String())},
+		"Termed":         {famAcks, "action", fixed(trigger.ActionTerm.String())},
+		"Nacked":         {famAcks, "action", fixed(trigger.ActionNak.String())},
+		"Exhausted":      {famAcks, "action", fixed(trigger.ActionExhausted.String())},
+		"Uncertain":      per("acknowledgements_uncertain"),
+		"Late":           per("acknowledgements_late"),
+		"Unacknowledged": per("unacknowledged"),
+		"Failed":         per("failed"),
+		"Outcomes":       {famOutcomes, "outcome", func(i int) string { return trigger.Outcome(i).String() }},
+		"Errors":         {famErrors, "class", func(i int) string { return trigger.ErrorClass(i).String() }},
+		"Refusals":       {famRefusals, "resource", func(i int) string { return trigger.Resource(i).String() }},
+	}
+	const unused = 999_999
+	var c trigger.Counts
+	v := reflect.ValueOf(&c).Elem()
+	expect := map[seriesKey]float64{}
+	next := uint64(1_000_001)
+	fields := map[string]bool{}
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		fields[f.Name] = true
+		tg, ok := want[f.Name]
+		if !ok {
+			t.Errorf("trigger.Counts.%s is not mapped to a metric", f.Name)
+			continue
+		}
+		fv := v.Field(i)
+		switch {
+		case f.Type.Kind() == reflect.Uint64:
+			fv.SetUint(next)
+			expect[seriesKey{tg.family, tg.label, tg.value(0)}] = float64(next)
+			next++
+		case f.Type.Kind() == reflect.Array && f.Type.Elem().Kind() == reflect.Uint64:
+			fv.Index(0).SetUint(unused)
+			for j := 1; j < fv.Len(); j++ {
+				fv.Index(j).SetUint(next)
+				expect[seriesKey{tg.family, tg.label, tg.value(j)}] = float64(next)
+				next++
+			}
+		default:
+			t.Errorf("trigger.Counts.%s has type %s: extend the mapping", f.Name, f.Type)
+		}
+	}
+	for name := range want {
+		if !fields[name] {
+			t.Errorf("mapping names %s, which trigger.Counts lacks", name)
+		}
+	}
+
+	// Binding 1 holds the values, binding 0 zeros.
+	fams, err := parseExposition(string(metrics.Append(nil, trigger.Snapshot{Bindings: []trigger.Counts{{}, c}}, trigger.StepReport{}, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[seriesKey]float64{}
+	for _, f := range fams {
+		for _, s := range f.Samples {
+			b, ok := s.get("binding")
+			if !ok {
+				continue
+			}
+			if s.Value == unused {
+				t.Errorf("%s writes an unused index 0", f.Name)
+			}
+			if b == "0" {
+				if s.Value != 0 {
+					t.Errorf("%s{binding=\"0\"} = %v, want 0", f.Name, s.Value)
+				}
+				continue
+			}
+			k := seriesKey{Family: f.Name}
+			if len(s.Labels) > 1 {
+				k.Label, k.Value = s.Labels[1].Name, s.Labels[1].Value
+			}
+			got[k] = s.Value
+		}
+	}
+	if diff := cmp.Diff(expect, got); diff != "" {
+		t.Errorf("binding 1's series (-want +got):\n%s", diff)
+	}
+}
+
+// TestSnapshotFieldsExported maps every field of trigger.Snapshot to its
+// family, or to why it is not written: a new field fails here.
+func TestSnapshotFieldsExported(t *testing.T) {
+	want := map[string]string{
+		"LogicalID": "", // an identifier: never written
+		"Epoch":     "latent_nats_trigger_epoch",
+		"Steps":     "latent_nats_trigger_steps_total",
+		"Dials":     "latent_nats_trigger_dials_total",
+		"Replaced":  "latent_nats_trigger_connections_replaced_total",
+		"Totals":    "", // the sum of the binding series: not written
+		"Bindings":  "latent_nats_trigger_bindings",
+	}
+	s := trigger.Snapshot{LogicalID: "logical-zqx", Epoch: 41, Steps: 42, Dials: 43, Replaced: 44, Bindings: make([]trigger.Counts, 3)}
+	s.Totals.Visits = 77
+	values := map[string]float64{"Epoch": 41, "Steps": 42, "Dials": 43, "Replaced": 44, "Bindings": 3}
+	text := string(metrics.Append(nil, s, trigger.StepReport{}, false))
+	fams, err := parseExposition(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeFor[trigger.Snapshot]()
+	fields := map[string]bool{}
+	for i := range typ.NumField() {
+		name := typ.Field(i).Name
+		fields[name] = true
+		fam, ok := want[name]
+		switch {
+		case !ok:
+			t.Errorf("trigger.Snapshot.%s is not mapped to a metric", name)
+		case fam != "":
+			f := find(fams, fam)
+			if len(f.Samples) != 1 || f.Samples[0].Value != values[name] {
+				t.Errorf("%s: samples %v, want one of value %v", fam, f.Samples, values[name])
+			}
+		}
+	}
+	for name := range want {
+		if !fields[name] {
+			t.Errorf("mapping names %s, which trigger.Snapshot lacks", name)
+		}
+	}
+	for _, absent := range []string{"zqx", " 77\n"} {
+		if strings.Contains(text, absent) {
+			t.Errorf("output holds %q", absent)
+		}
+	}
+}
+
+// TestStepReportFieldsExported maps every field of trigger.StepReport to
+// a gauge or a label of the info series and checks its value: a new field
+// fails here until it is mapped and written.
+func TestStepReportFieldsExported(t *testing.T) {
+	type target struct{ family, label string }
+	gauge := func(name string) target { return target{"latent_nats_trigger_last_step_" + name, ""} }
+	want := map[string]target{
+		"Step":            gauge("number"),
+		"Epoch":           gauge("epoch"),
+		"Binding":         {famInfo, "binding"},
+		"At":              gauge("timestamp_seconds"),
+		"Result":          {famInfo, "result"},
+		"StreamSeq":       gauge("stream_sequence"),
+		"Delivered":       gauge("delivery_count"),
+		"RouteGeneration": gauge("route_generation"),
+		"Outcome":         {famInfo, "outcome"},
+		"Action":          {famInfo, "action"},
+		"Ack":             {famInfo, "ack"},
+		"Error":           {famInfo, "class"},
+		"Resource":        {famInfo, "resource"},
+		"Wait":            gauge("wait_seconds"),
+	}
+	r := knownLast()
+	r.Resource = trigger.ResourceClients
+	fams, err := parseExposition(string(metrics.Append(nil, trigger.Snapshot{}, r, true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := reflect.ValueOf(r)
+	fields := map[string]bool{}
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		fields[name] = true
+		tg, ok := want[name]
+		if !ok {
+			t.Errorf("trigger.StepReport.%s is not mapped to a metric", name)
+			continue
+		}
+		f := find(fams, tg.family)
+		if len(f.Samples) != 1 {
+			t.Errorf("%s: %d samples, want 1", tg.family, len(f.Samples))
+			continue
+		}
+		s := f.Samples[0]
+		var wantValue float64
+		var wantLabel string
+		switch x := v.Field(i).Interface().(type) {
+		case uint64:
+			wantValue = float64(x)
+		case time.Time:
+			wantValue = float64(x.UnixMilli()) / 1e3
+		case time.Duration:
+			wantValue = x.Seconds()
+		case int:
+			wantLabel = strconv.Itoa(x)
+		case fmt.Stringer:
+			wantLabel = x.String()
+		default:
+			t.Errorf("trigger.StepReport.%s has type %T: extend the mapping", name, x)
+			continue
+		}
+		if tg.label == "" {
+			if s.Value != wantValue || wantValue == 0 {
+				t.Errorf("%s = %v, want %v (non-zero)", tg.family, s.Value, wantValue)
+			}
+			continue
+		}
+		if got, _ := s.get(tg.label); got != wantLabel || wantLabel == "" {
+			t.Errorf("%s label %s = %q, want %q (non-empty)", tg.family, tg.label, got, wantLabel)
+		}
+	}
+	for name := range want {
+		if !fields[name] {
+			t.Errorf("mapping names %s, which trigger.StepReport lacks", name)
+		}
+	}
+}
+
+// TestEnumLabelValues: each labelled family writes exactly its enum's
+// values, 1 through the last, by their String names.
+func TestEnumLabelValues(t *testing.T) {
+	names := func(n int, str func(int) string) []string {
+		var out []string
+		for i := 1; i <= n; i++ {
+			out = append(out, str(i))
+		}
+		return out
+	}
+	tests := []struct {
+		family, label string
+		want          []string
+	}{
+		{famAcks, "action", []string{"ack", "term", "nak", "exhausted"}},
+		{famOutcomes, "outcome", names(trigger.NumOutcomes, func(i int) string { return trigger.Outcome(i).String() })},
+		{famErrors, "class", names(trigger.NumErrorClasses, func(i int) string { return trigger.ErrorClass(i).String() })},
+		{famRefusals, "resource", names(trigger.NumResources, func(i int) string { return trigger.Resource(i).String() })},
+	}
+	fams, err := parseExposition(string(metrics.Append(nil, trigger.Snapshot{Bindings: make([]trigger.Counts, 1)}, trigger.StepReport{}, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.family, func(t *testing.T) {
+			var got []string
+			for _, s := range find(fams, tc.family).Samples {
+				v, _ := s.get(tc.label)
+				got = append(got, v)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("label values (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
