@@ -1,11 +1,16 @@
-// Command peerbench measures the byte streams of parser/frametest through
-// this project's parser and through nats.go's receive path in one run, and
-// prints the raw benchmark lines and the ratios for docs/BENCHMARKS.md.
+// Command peerbench compares this project with nats.go v1.55.0 in one run,
+// in two modes, and prints the raw figures and the tables for
+// docs/BENCHMARKS.md.
 //
 // It lives in its own module so that nats.go never enters the main module's
-// package graph. Every network connection is to a fake server it starts on
-// 127.0.0.1, which streams a bounded number of frames and is stopped and
-// waited for before the next case.
+// package graph.
+//
+// # -mode parser (the default)
+//
+// The byte streams of parser/frametest through this project's parser and
+// through nats.go's receive path. Every network connection is to a fake
+// server it starts on 127.0.0.1, which streams a bounded number of frames
+// and is stopped and waited for before the next case.
 //
 // Cases, for each shape:
 //
@@ -18,7 +23,36 @@
 //	Latent/header   parser.ParseHeader plus one HeaderValue (HMSG shapes)
 //	NatsGo/header   nats.DecodeHeadersMsg plus one Header.Get (HMSG shapes)
 //
+// # -mode pull
+//
+// One visit to a durable pull consumer of the profile (inspect, pull one,
+// verified acknowledgement) against one pinned nats-server (tools/broker:
+// handshake-first TLS, operator mode, one tenant), in three loops that
+// alternate within each round, each on its own connection and its own
+// consumer of one stream, with 256-byte messages published beforehand:
+//
+//	latent     pull.Consumer Inspect, Next and a verified +ACK over one
+//	           conn.Conn
+//	core       nats.go core request/reply with the same wire bodies: the
+//	           consumer-info request, the same pull body, "+ACK" with a
+//	           reply subject and the empty receipt awaited
+//	jetstream  nats.go jetstream: Consumer.Info, Consumer.Fetch(1) with
+//	           FetchMaxWait(100 ms) and FetchMaxBytes, Msg.DoubleAck (it
+//	           cannot send no_wait together with an expiry)
+//
+// and two visits to an empty consumer: one Inspect that proves it empty,
+// and the no-wait pull with the 100 ms expiry that the broker holds until
+// it expires. Every user holds exactly the permissions pull derives. For
+// each loop it reports steps per second, latency percentiles, allocations
+// and bytes per visit (runtime.MemStats around the loop) and client CPU per
+// visit (getrusage of this process; the broker is a separate process).
+// Every loop is bounded in count and in time; afterwards the consumers'
+// counters are checked (one delivery and one acknowledgement per visit),
+// and the broker is stopped and its directory removed.
+//
 // Usage:
 //
 //	go run . [-shapes regexp] [-count 5] [-test.benchtime 1s]
+//	go run . -mode pull [-rounds 5] [-steps 2000] [-warmup 200] [-empty 20]
+//	         [-round-time 1m] [-storage memory|file] [-server path]
 package main

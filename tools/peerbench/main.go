@@ -2,18 +2,21 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,13 +35,34 @@ const unknownSID = "2"
 
 func main() {
 	testing.Init()
-	shapes := flag.String("shapes", ".", "regexp selecting frametest shapes")
-	count := flag.Int("count", 5, "rounds; every case runs once per round, rounds interleaved, medians reported")
+	mode := flag.String("mode", "parser", `"parser": frame parsing; "pull": the pull loop against a pinned broker`)
+	shapes := flag.String("shapes", ".", "parser: regexp selecting frametest shapes")
+	count := flag.Int("count", 5, "parser: rounds; every case runs once per round, rounds interleaved, medians reported")
+	po := pullFlags(flag.CommandLine)
 	flag.Parse()
-	re, err := regexp.Compile(*shapes)
-	if err != nil || *count < 1 || *count > 100 {
-		fmt.Fprintln(os.Stderr, "peerbench: bad -shapes or -count (1..100)")
+	switch *mode {
+	case "parser":
+		os.Exit(runParser(*shapes, *count))
+	case "pull":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := runPull(ctx, *po, os.Stdout)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	default:
+		fmt.Fprintln(os.Stderr, `peerbench: -mode must be "parser" or "pull"`)
 		os.Exit(2)
+	}
+}
+
+// runParser runs the parser cases and returns the exit code.
+func runParser(shapes string, count int) int {
+	re, err := regexp.Compile(shapes)
+	if err != nil || count < 1 || count > 100 {
+		fmt.Fprintln(os.Stderr, "peerbench: bad -shapes or -count (1..100)")
+		return 2
 	}
 	fmt.Printf("goos: %s\ngoarch: %s\ncpus: %d\nnats.go: %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), nats.Version)
 	var selected []frametest.Shape
@@ -48,7 +72,7 @@ func main() {
 		}
 	}
 	results := map[string][]testing.BenchmarkResult{}
-	for range *count {
+	for range count {
 		for _, s := range selected {
 			for _, c := range cases {
 				if c.headerOnly && s.Header == "" {
@@ -61,6 +85,7 @@ func main() {
 		}
 	}
 	printRatios(selected, results)
+	return 0
 }
 
 // cases are run in this order for every shape.
