@@ -1,9 +1,13 @@
 // Package trigger owns the bounded trigger runtime of the
 // nats-jetstream-pull-v1 profile: its configuration and every bound of it,
-// the tenant credentials bound to that configuration, and (in later
-// files) installation, the run loop, the host interface, outcome mapping
-// and the monitor. It knows no wire detail and refuses any configuration
-// outside the profile's bounds rather than adjusting it.
+// the tenant credentials bound to that configuration, installation with
+// checked epochs, the shared pools and their accounting, the run loop and
+// Step, the host interface, the mapping of outcomes to broker actions and
+// the monitor. It knows no wire detail (conn and pull speak to the broker)
+// and refuses any configuration outside the profile's bounds rather than
+// adjusting it.
+//
+// # Files
 //
 // Configuration:
 //
@@ -18,10 +22,31 @@
 //   - credentials.go: Credential and MatchCredentials.
 //   - errors.go: sentinels, Rule, Violation, ConfigError, CredentialsError.
 //
+// Runtime:
+//
+//   - install.go: Install, Triggers, Close and CloseIdle.
+//   - pools.go: Pools, PoolLimits, PoolConfig, Usage and the accounting
+//     charges (InstallCharge, RequestCharge, ConnectionBytes).
+//   - client.go: the lazily created tenant client and its one pooled
+//     connection: probe, replacement, idle age and dial backoff.
+//   - host.go: Host, Inbound, InboundRequest, Activation, Principal, Result
+//     and Outcome.
+//   - rotation.go: the order of visits.
+//   - step.go: Step and the flow of one visit; the deadline split.
+//   - run.go: Run, the owner's loop and its pacing.
+//   - outcome.go: Action, ActionFor and the acknowledgement commands.
+//   - monitor.go: Monitor, Snapshot, Counts, StepReport, StepResult,
+//     AckState and ErrorClass.
+//   - runtime_errors.go: the runtime's sentinels, EpochError, Resource,
+//     ReservationError and PoolLimitsError.
+//
+// # Configuration
+//
 // A configuration is persisted only as the bytes MarshalJSON writes, and
 // ParseConfig accepts only those bytes: a configuration that parses
-// re-encodes to the same bytes. Every violation is reported at once, each
-// with its JSON path, in one *ConfigError.
+// re-encodes to the same bytes. CanonicalConfig turns any other JSON
+// spelling of a valid configuration into them. Every violation is reported
+// at once, each with its JSON path, in one *ConfigError.
 //
 // Global and per-binding settings: the poll interval paces the owner's one
 // timer and the control-line and header caps shape the connections a
@@ -33,4 +58,122 @@
 // Credentials never appear in the configuration JSON. Each tenant has one
 // Credential bound to its ID, provider ID and exact Destination; it
 // redacts itself everywhere and refuses to be marshalled.
+//
+// # Installation and pools
+//
+// Install(pools, logicalID, epoch, expectedEpoch, cfg, creds) validates
+// both inputs, records the checked epoch transition of logicalID in the
+// pools' registry (the current epoch must equal expectedEpoch and epoch
+// must exceed it; an older installation of the same ID is superseded) and
+// charges the installation: InstallBaseBytes, InstallBindingBytes per
+// binding and InstallRootFactor times the retained root-certificate bytes.
+// It retains metadata only: no connection, goroutine, timer or
+// subscription, and nothing per dormant binding.
+//
+// Pools are shared by every installation made with them. They bound all
+// accounted bytes, the installation charges, the installations, the
+// ingress requests in flight, the tenant clients and the physical
+// connections, with per-tenant and per-provider ceilings on requests and
+// connections, an idle age and a dial backoff (PoolLimits; none accepts 0
+// as unlimited). Each step past the host's reservation charges one ingress
+// request (RequestBaseBytes plus RequestPayloadFactor times the binding's
+// payload ceiling) until it ends; each physical TLS connection charges
+// ConnectionBytes from before its dial until it is closed. A reservation
+// that cannot be had means no network for that step (ClassPoolExhausted,
+// with the Resource). These are accounting bounds, not measurements of
+// process memory.
+//
+// A tenant client is created at the tenant's first visit that gets past
+// the host's checks and holds at most one connection, shared by the
+// tenant's bindings. A pooled connection is probed before the step writes
+// anything; one the broker closed while idle, one in lame-duck mode or one
+// idle past MaxIdleAge is closed and replaced once, within the step. A
+// failed dial starts the tenant's backoff (DialBackoff, doubling up to
+// MaxDialBackoff), during which its visits are skipped (ClassDialBackoff).
+//
+// # One step
+//
+// Triggers.Step makes one visit, the next of the rotation (tenants in
+// turn, and within a tenant its bindings in turn), with at most one message
+// and one activation:
+//
+//  1. Host.PublicationEligible and Host.CredentialCurrent (and the
+//     credential's own expiry): no network yet.
+//  2. Host.ReserveInbound pins the route and its generation and reserves
+//     admission and the binding's payload ceiling of input; unavailable
+//     means no pull.
+//  3. The pools: the ingress request, then the tenant client and its
+//     connection (probed, or dialled: handshake-first TLS to the exact
+//     destination).
+//  4. Consumer info, checked against the profile by package pull; a
+//     consumer it proves empty ends the visit after this one round trip.
+//  5. Eligibility and the credential again, then a no-wait pull of one
+//     message with a 100 ms expiry.
+//  6. The activation, with a derived Principal, a fresh ActivationID and
+//     TraceID, the payload, the original deadline and the pinned route
+//     generation; event bytes and headers select nothing.
+//  7. ActionFor maps the Outcome to the broker action; the credential is
+//     checked again; the acknowledgement waits for the broker's receipt.
+//  8. The monitor records the step; the reservations are released.
+//
+// Broker and host failures end the step, not the owner's work: they are in
+// the StepReport (Result, Error, Resource) and in the monitor's counts.
+//
+// # Pacing
+//
+// Run is the owner's loop on the caller's goroutine, with one time.Timer.
+// A step that delivered a message is followed at once by the next step,
+// and so is every step up to and including that binding's next visit (one
+// lap of the rotation); any other step is followed by one poll interval.
+// An idle owner therefore makes one visit per poll interval whatever the
+// number of bindings, and a busy one moves as fast as its round trips
+// allow. StepReport.Wait is that pacing, for explicit Step drivers.
+//
+// # The deadline split
+//
+// With T the binding's operation timeout: the phase before the pull (probe
+// or dial, consumer info) has at most T from the start of the step; the
+// pull has its own bound (its 100 ms expiry and a margin) so that a pull
+// the broker holds ends with the broker's answer; the delivery's one
+// original deadline D is the time the pull was sent plus T; the activation
+// ends by D minus the acknowledgement's slice (T/AckSliceDivisor within
+// MinAckSlice-MaxAckSlice) and within the root budget; the acknowledgement
+// gets the rest of D and never less than its slice. A slow activation can
+// therefore not leave the acknowledgement without time.
+//
+// # Outcomes
+//
+// ActionFor is the profile's table: success is +ACK; a declared
+// application failure, invalid arguments, an incompatible contract and an
+// authentication or permission rejection are +TERM; timeout, cancellation
+// and platform failure are a -NAK delayed by the binding's NAK delay while
+// deliveries remain, and +TERM reported as exhausted at the last one. When
+// the owner stops during a step (ActionNone), or the credential check
+// before the acknowledgement says no, nothing is sent (AckNone): everything
+// is reclaimed locally and the broker redelivers after its ack wait. An
+// acknowledgement is
+// AckVerified when the broker's receipt arrived within the ack wait,
+// AckVerifiedLate after it, and AckUncertain when the command may have
+// been written but no receipt was seen; it is never replayed.
+//
+// # Monitor
+//
+// Monitor.Snapshot returns bounded aggregate counts per binding and in
+// total. Monitor.LastStep returns one fixed-size StepReport of the last
+// step that delivered a message or failed (configuration epoch, binding
+// index, stream sequence, delivery count, pinned route generation, outcome,
+// action, acknowledgement state and error class); empty visits and skips
+// do not replace it. It holds no payload, broker text or secret, and it is
+// one slot, not a log. Package trigger/metrics exposes both in the
+// Prometheus text format.
+//
+// # Stopping
+//
+// Cancel Run's context and wait for Run to return: it finishes the step in
+// progress without acknowledging anything, then closes every tenant
+// connection and client. Explicit Step drivers call CloseIdle when they
+// stop. Triggers.Close releases the installation's charge; Pools.Close
+// closes every installation and is the final reclamation. The host's own
+// work (a function that outlives its activation) is the host's to wait
+// for.
 package trigger

@@ -1,0 +1,234 @@
+package trigger_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/tools/broker"
+	"github.com/latent-systems/latent-nats/tools/provision"
+	"github.com/latent-systems/latent-nats/trigger"
+	"github.com/latent-systems/latent-nats/trigger/refhost"
+)
+
+// The embedding of the runtime, end to end, against the pinned nats-server
+// (tools/broker starts it on 127.0.0.1, handshake-first TLS, operator mode).
+// In production the Destination names your broker and the credential comes
+// from protected storage; everything else is the same.
+func ExampleInstall() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	b, err := broker.Start(ctx, broker.Options{Tenants: []string{"acme"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer b.Close()
+
+	// 1. The configuration: built in Go (or restored with ParseConfig from
+	// the bytes MarshalJSON wrote). It holds no secret.
+	dest := trigger.Destination{
+		Address:        b.Addr(), // one IPv4 address and port, never a name
+		ServerName:     b.ServerName(),
+		RootCAsPEM:     string(b.CAPEM()),
+		AllowNonPublic: true, // 127.0.0.1 is not public: opt in to this exact address
+	}
+	cfg := trigger.Config{
+		Profile:             trigger.ProfileName,
+		PollIntervalMS:      100,
+		MaxControlLineBytes: 4096,
+		MaxHeaderBytes:      4096,
+		Tenants:             []trigger.Tenant{{ID: "acme", ProviderID: "local", Destination: dest}},
+		Bindings: []trigger.Binding{{
+			ID: "orders-place", Tenant: "acme", Principal: "svc:orders",
+			Service: "orders", Contract: "orders-v1", Function: "place",
+			Stream: "ORDERS", Consumer: "place", FilterSubject: "orders.place",
+			MaxPayloadBytes:    1024,
+			OperationTimeoutMS: 5000,
+			RootBudgetMS:       2000,
+			MaxDeliver:         3,
+			AckWaitMS:          10000,
+			NakDelayMS:         1000,
+		}},
+	}
+	raw, err := cfg.MarshalJSON() // persist these bytes
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if cfg, err = trigger.ParseConfig(raw); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// The operator's side, once: the stream, the durable consumer and one
+	// event (see provisionAndPublish).
+	if err := provisionAndPublish(ctx, b, cfg, `["A-1", 2]`); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// 2. The tenant's credential, bound to tenant, provider and destination.
+	secret, err := runtimeSecret(b, cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer secret.Wipe()
+	creds := []trigger.Credential{{Tenant: "acme", ProviderID: "local", Destination: dest, Secret: secret}}
+
+	// 3. The host: here the reference host with one registered function.
+	host, err := refhost.New(refhost.Config{MaxActivations: 4, MaxInputBytes: 4 << 10})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = host.Register(refhost.Function{
+		Service: "orders", Revision: "v1", Contract: "orders-v1", Name: "place",
+		Params: []refhost.Type{refhost.String(), refhost.U32()},
+		Func: func(_ context.Context, c refhost.Call) error {
+			fmt.Printf("place %s x%d (delivery %d, %s)\n", c.Args[0], c.Args[1], c.Delivered, c.Principal)
+			return nil
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := host.Publish(refhost.PublicationKey{Service: "orders", Contract: "orders-v1", Function: "place"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := host.SetRoute("orders", "", "v1"); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// 4. Shared pools, then the installation: epoch 1, expected 0 (first).
+	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pools.Close()
+	trig, mon, err := trigger.Install(pools, "shop", 1, 0, cfg, creds)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer trig.Close()
+
+	// 5a. An explicit driver: one Step at a time, waiting r.Wait between.
+	r, err := trig.Step(ctx, host)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("step %d: %s seq=%d delivery=%d outcome=%s action=%s ack=%s\n",
+		r.Step, r.Result, r.StreamSeq, r.Delivered, r.Outcome, r.Action, r.Ack)
+	if r, err = trig.Step(ctx, host); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("step %d: %s, next step after %v\n", r.Step, r.Result, r.Wait)
+	trig.CloseIdle() // explicit drivers close idle connections when they stop
+
+	// 5b. Or the owner's loop: one goroutine, one timer, until ctx is done.
+	runCtx, stop := context.WithTimeout(ctx, 350*time.Millisecond)
+	err = trig.Run(runCtx, host)
+	stop()
+	fmt.Println("run returned:", err)
+
+	// 6. The monitor: aggregate counts and the one last-step report, which
+	// the empty visits of Run did not replace.
+	s := mon.Snapshot()
+	fmt.Printf("delivered=%d acked=%d uncertain=%d\n", s.Totals.Delivered, s.Totals.Acked, s.Totals.Uncertain)
+	last, ok := mon.LastStep()
+	fmt.Printf("last step: %v step=%d epoch=%d binding=%d seq=%d delivery=%d route generation=%d ack=%s\n",
+		ok, last.Step, last.Epoch, last.Binding, last.StreamSeq, last.Delivered, last.RouteGeneration, last.Ack)
+
+	// 7. Stop: the runtime, then the host's functions, then the pools.
+	trig.Close()
+	if err := host.WaitIdle(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	pools.Close()
+	u := pools.Usage()
+	fmt.Printf("held: %d bytes, %d connections\n", u.Bytes, u.Connections)
+
+	// Output:
+	// place A-1 x2 (delivery 1, trigger:acme/orders-place/svc:orders)
+	// step 1: delivered seq=1 delivery=1 outcome=success action=ack ack=verified
+	// step 2: empty, next step after 100ms
+	// run returned: <nil>
+	// delivered=1 acked=1 uncertain=0
+	// last step: true step=1 epoch=1 binding=0 seq=1 delivery=1 route generation=1 ack=verified
+	// held: 0 bytes, 0 connections
+}
+
+// provisionAndPublish is the operator's side of the example, never the
+// runtime's: with a tenant administrator it creates the stream and the
+// binding's durable consumer with the profile's exact settings
+// (tools/provision, as `provision -config ... -credentials ...` does), then
+// publishes one event with a verified JetStream acknowledgement.
+func provisionAndPublish(ctx context.Context, b *broker.Broker, cfg trigger.Config, payload string) error {
+	admin, err := b.Admin("acme")
+	if err != nil {
+		return err
+	}
+	file, err := admin.File()
+	if err != nil {
+		return err
+	}
+	secret, err := credential.ParseCreds(file)
+	clear(file)
+	if err != nil {
+		return err
+	}
+	defer secret.Wipe()
+	t := cfg.Tenants[0]
+	creds := []trigger.Credential{{Tenant: t.ID, ProviderID: t.ProviderID, Destination: t.Destination, Secret: secret}}
+	rep, err := provision.Run(ctx, cfg, creds, provision.DefaultOptions())
+	if err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return fmt.Errorf("provisioning: %d created, %d asserted of %d", rep.Count(provision.ActionCreated), rep.Count(provision.ActionAsserted), len(rep.Results))
+	}
+	cc, err := provision.ConnConfig(t.Destination, secret)
+	if err != nil {
+		return err
+	}
+	c, err := provision.Dial(ctx, cc, 0)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Publish(ctx, cfg.Bindings[0].FilterSubject, []byte(payload))
+	return err
+}
+
+// runtimeSecret mints the runtime's user on the tenant's account with
+// exactly the permissions pull derives for its bindings (consumer info,
+// pull and acknowledgement subjects, the private inbox), and returns its
+// secret.
+func runtimeSecret(b *broker.Broker, cfg trigger.Config) (*credential.Secret, error) {
+	perms, err := pull.DerivePermissions(conn.DefaultInboxPrefix, provision.PullBinding(cfg.Bindings[0]))
+	if err != nil {
+		return nil, err
+	}
+	user, err := b.User("acme", broker.UserSpec{PubAllow: perms.Publish, SubAllow: perms.Subscribe})
+	if err != nil {
+		return nil, err
+	}
+	file, err := user.File()
+	if err != nil {
+		return nil, err
+	}
+	defer clear(file)
+	return credential.ParseCreds(file)
+}
