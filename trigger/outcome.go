@@ -22,9 +22,10 @@ const (
 	// ActionExhausted sends +TERM for a retryable failure at the
 	// configured last delivery, and is reported as exhausted.
 	ActionExhausted
-	// ActionNone sends nothing: the owner stopped (operator shutdown) or a
-	// check before the acknowledgement refused it. The delivery stays
-	// unacknowledged and the broker redelivers it after its ack wait.
+	// ActionNone sends nothing: the owner stopped (operator shutdown). The
+	// delivery stays unacknowledged and the broker redelivers it after its
+	// ack wait. A credential check that refuses the acknowledgement keeps
+	// the planned action in the report and records AckNone instead.
 	ActionNone
 )
 
