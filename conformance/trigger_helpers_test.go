@@ -1,0 +1,831 @@
+package conformance_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/tools/broker"
+	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
+	"github.com/latent-systems/latent-nats/trigger"
+	"github.com/latent-systems/latent-nats/trigger/refhost"
+	"github.com/nats-io/nkeys"
+)
+
+// The publication every binding of the suite delivers to, unless a case
+// names another function.
+const (
+	trigService  = "events"
+	trigContract = "latent:events/handler@1.0.0"
+	trigFunction = "handle"
+	// trigAudit is a second function of the same contract: a publication
+	// of its own, for revocations scoped to one binding.
+	trigAudit = "audit"
+	// trigDeclared is the failure code the contract declares.
+	trigDeclared = "rejected"
+	// trigStream is the stream of every tenant (each tenant is its own
+	// account, so the name does not clash).
+	trigStream = "TRIG"
+	// trigPollTick paces the suite's bounded polling of counters that no
+	// event announces.
+	trigPollTick = 5 * time.Millisecond
+)
+
+// Arguments of the suite's function, the one string parameter of its
+// signature; each names what the function does.
+const (
+	argOK      = "ok"      // returns nil: success
+	argFail    = "fail"    // the declared failure: +TERM
+	argRetry   = "retry"   // an undeclared error, a platform failure: -NAK, then exhausted
+	argBlock   = "block"   // waits for the case's release or its context
+	argActions = "actions" // runs the case's action (setAction), else returns nil
+)
+
+// trigPayload encodes one argument array of the suite's signature.
+func trigPayload(arg string) []byte { return []byte(`["` + arg + `"]`) }
+
+// trigSpec describes one case's broker, tenants and bindings.
+type trigSpec struct {
+	// tenants and, for each, its number of bindings.
+	tenants   []string
+	perTenant []int
+	// binding adjusts binding i of tenant k after the defaults are set.
+	binding func(k, i int, b *trigger.Binding)
+	// storage is the stream storage, "memory" unless set ("file" survives
+	// a broker restart).
+	storage string
+	// prefixGrants mints users whose publish grants name the tenant's
+	// stream with a wildcard for the consumer rather than each consumer:
+	// see TestTriggerIdleBindings.
+	prefixGrants bool
+	// dialer, when set, makes the pools' Dialer from the started broker.
+	dialer func(t *testing.T, b *broker.Broker) conn.Dialer
+	// host bounds the reference host (default 16 slots, 16 payloads).
+	host *refhost.Config
+}
+
+// trigCall is what the suite's function saw of one activation.
+type trigCall struct {
+	Binding   string
+	Tenant    string
+	Function  string
+	Revision  string
+	Gen       uint64
+	StreamSeq uint64
+	Delivered uint64
+	Arg       string
+	At        time.Time
+}
+
+// trigTenantEnv is one tenant's account: its administrator (operator-side
+// provisioning, publishing and inspecting) and its account key.
+type trigTenantEnv struct {
+	id      string
+	account string
+	adm     *trigAdmin
+}
+
+// trigEnv is one case: a broker, its tenants, the runtime installed with
+// the reference host, and what the function saw.
+type trigEnv struct {
+	b       *broker.Broker
+	tenants []*trigTenantEnv
+	cfg     trigger.Config
+	pools   *trigger.Pools
+	trig    *trigger.Triggers
+	mon     *trigger.Monitor
+	ref     *refhost.Host
+	host    *trigHookHost
+	creds   []trigger.Credential
+
+	// calls receives one trigCall per function call (while it has room).
+	calls chan trigCall
+	// started receives one value when an argBlock call starts; release
+	// ends it successfully.
+	started chan trigCall
+	release chan struct{}
+
+	mu sync.Mutex
+	// action is run by argActions calls.
+	action func(ctx context.Context, c refhost.Call) error
+	log    []trigCall
+}
+
+// trigStart starts a broker and provisions and installs spec.
+func trigStart(t *testing.T, spec trigSpec) *trigEnv {
+	t.Helper()
+	b := brokertest.Start(t, broker.Options{Tenants: spec.tenants})
+	return trigInstall(t, b, spec)
+}
+
+// trigInstall provisions spec on b (one stream per tenant, one profile
+// consumer per binding, one runtime user per tenant with the derived
+// permissions) and installs it with the reference host.
+func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
+	t.Helper()
+	storage := spec.storage
+	if storage == "" {
+		storage = "memory"
+	}
+	e := &trigEnv{
+		b:       b,
+		calls:   make(chan trigCall, 1024),
+		started: make(chan trigCall, 16),
+		release: make(chan struct{}),
+	}
+	e.cfg = trigger.Config{
+		Profile:             trigger.ProfileName,
+		PollIntervalMS:      trigger.MinPollIntervalMS,
+		MaxControlLineBytes: 4096,
+		MaxHeaderBytes:      4096,
+	}
+	dest := trigger.Destination{
+		Address:        b.Addr(),
+		ServerName:     b.ServerName(),
+		RootCAsPEM:     string(b.CAPEM()),
+		AllowNonPublic: true,
+	}
+	var creds []trigger.Credential
+	for k, id := range spec.tenants {
+		adminCreds, err := b.Admin(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acct, err := b.AccountKey(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		te := &trigTenantEnv{id: id, account: acct, adm: &trigAdmin{t: t, c: pullDial(t, b, adminCreds)}}
+		e.tenants = append(e.tenants, te)
+		e.cfg.Tenants = append(e.cfg.Tenants, trigger.Tenant{ID: id, ProviderID: "local", Destination: dest})
+
+		var subjects []string
+		var binds []pull.Binding
+		for i := range spec.perTenant[k] {
+			bc := trigger.Binding{
+				ID:                 fmt.Sprintf("%s.b%d", id, i),
+				Tenant:             id,
+				Principal:          "svc:" + id,
+				Service:            trigService,
+				Contract:           trigContract,
+				Function:           trigFunction,
+				Stream:             trigStream,
+				Consumer:           fmt.Sprintf("%s-w%d", id, i),
+				FilterSubject:      trigSubject(id, i),
+				MaxPayloadBytes:    256,
+				OperationTimeoutMS: 1000,
+				RootBudgetMS:       1000,
+				MaxDeliver:         3,
+				AckWaitMS:          2000,
+				NakDelayMS:         trigger.MinNakDelayMS,
+			}
+			if spec.binding != nil {
+				spec.binding(k, i, &bc)
+			}
+			e.cfg.Bindings = append(e.cfg.Bindings, bc)
+			subjects = append(subjects, bc.FilterSubject)
+			binds = append(binds, pull.Binding{
+				Stream: bc.Stream, Consumer: bc.Consumer, FilterSubject: bc.FilterSubject,
+				PayloadCeiling: bc.MaxPayloadBytes, AckWait: bc.AckWait(), MaxDeliver: bc.MaxDeliver,
+			})
+		}
+		te.adm.api("$JS.API.STREAM.CREATE."+trigStream, map[string]any{"name": trigStream, "subjects": subjects, "storage": storage})
+		for _, pb := range binds {
+			te.adm.api("$JS.API.CONSUMER.CREATE."+trigStream+"."+pb.Consumer, map[string]any{
+				"stream_name": trigStream, "config": profileConfig(pb), "action": "create",
+			})
+		}
+		var user broker.UserSpec
+		if spec.prefixGrants {
+			user = broker.UserSpec{
+				Name: "trigger",
+				PubAllow: []string{
+					"$JS.API.CONSUMER.INFO." + trigStream + ".*",
+					"$JS.API.CONSUMER.MSG.NEXT." + trigStream + ".*",
+					"$JS.ACK." + trigStream + ".>",
+					"$JS.ACK.*.*." + trigStream + ".>",
+				},
+				SubAllow: []string{conn.DefaultInboxPrefix + ".>"},
+			}
+		} else {
+			perms, err := pull.DerivePermissions(conn.DefaultInboxPrefix, binds...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			user = broker.UserSpec{Name: "trigger", PubAllow: perms.Publish, SubAllow: perms.Subscribe}
+		}
+		uc, err := b.User(id, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := uc.File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, err := credential.ParseCreds(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(secret.Wipe)
+		creds = append(creds, trigger.Credential{Tenant: id, ProviderID: "local", Destination: dest, Secret: secret})
+	}
+
+	// The shortest dial backoff: a restarted broker is dialled again soon.
+	lim := trigger.DefaultPoolLimits()
+	lim.DialBackoff = trigger.MinDialBackoff
+	lim.MaxDialBackoff = 50 * time.Millisecond
+	pc := trigger.PoolConfig{Limits: lim}
+	if spec.dialer != nil {
+		pc.Dialer = spec.dialer(t, b)
+	}
+	pools, err := trigger.NewPools(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pools.Close)
+	e.pools = pools
+	e.creds = creds
+	e.trig, e.mon, err = trigger.Install(pools, "conformance", 1, 0, e.cfg, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.trig.Close)
+
+	hc := refhost.Config{MaxActivations: 16, MaxInputBytes: 16 * 256}
+	if spec.host != nil {
+		hc = *spec.host
+	}
+	e.ref, err = refhost.New(hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.host = &trigHookHost{Host: e.ref}
+	for _, rev := range []string{"r1", "r2"} {
+		for _, fn := range []string{trigFunction, trigAudit} {
+			e.register(t, rev, fn)
+		}
+	}
+	for _, fn := range []string{trigFunction, trigAudit} {
+		if err := e.ref.Publish(refhost.PublicationKey{Service: trigService, Contract: trigContract, Function: fn}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.ref.SetRoute(trigService, "", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The runtime has returned; no function may outlive the case.
+		ctx, cancel := context.WithTimeout(context.Background(), trigWait)
+		defer cancel()
+		if err := e.ref.WaitIdle(ctx); err != nil {
+			t.Errorf("reference host not idle: %v", err)
+		}
+	})
+	return e
+}
+
+// trigSubject is the filter subject of binding i of a tenant.
+func trigSubject(tenant string, i int) string { return fmt.Sprintf("%s.in.%d", tenant, i) }
+
+// register adds the suite's function under a revision and name.
+func (e *trigEnv) register(t *testing.T, revision, name string) {
+	t.Helper()
+	err := e.ref.Register(refhost.Function{
+		Service: trigService, Revision: revision, Contract: trigContract, Name: name,
+		Params:   []refhost.Type{refhost.String()},
+		Failures: []string{trigDeclared},
+		Func: func(ctx context.Context, c refhost.Call) error {
+			arg, _ := c.Args[0].(string)
+			call := trigCall{
+				Binding: c.Binding.ID, Tenant: c.Binding.Tenant, Function: name, Revision: c.Revision,
+				Gen: c.RouteGeneration, StreamSeq: c.StreamSeq, Delivered: c.Delivered, Arg: arg, At: time.Now(),
+			}
+			e.mu.Lock()
+			e.log = append(e.log, call)
+			action := e.action
+			e.mu.Unlock()
+			select {
+			case e.calls <- call:
+			default: // a case that never reads calls; log keeps them all
+			}
+			switch arg {
+			case argFail:
+				return &refhost.ApplicationError{Code: trigDeclared}
+			case argRetry:
+				return errors.New("conformance: transient failure")
+			case argBlock:
+				e.started <- call
+				select {
+				case <-e.release:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			case argActions:
+				if action != nil {
+					return action(ctx, c)
+				}
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setAction sets the hook argActions calls run.
+func (e *trigEnv) setAction(f func(ctx context.Context, c refhost.Call) error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.action = f
+}
+
+// callLog returns a copy of every call so far.
+func (e *trigEnv) callLog() []trigCall {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]trigCall(nil), e.log...)
+}
+
+// tenant returns tenant k's environment.
+func (e *trigEnv) tenant(k int) *trigTenantEnv { return e.tenants[k] }
+
+// bindingIndex returns the index in the configuration of binding i of
+// tenant k.
+func (e *trigEnv) bindingIndex(k, i int) int {
+	id := fmt.Sprintf("%s.b%d", e.tenants[k].id, i)
+	for n, b := range e.cfg.Bindings {
+		if b.ID == id {
+			return n
+		}
+	}
+	return -1
+}
+
+// publish stores arg's payload for binding i of tenant k and returns its
+// stream sequence; the message is available to the consumer once this
+// returns (the broker's PubAck).
+func (e *trigEnv) publish(k, i int, arg string) uint64 {
+	te := e.tenants[k]
+	te.adm.t.Helper()
+	return te.publishRaw(trigSubject(te.id, i), trigPayload(arg))
+}
+
+func (te *trigTenantEnv) publishRaw(subject string, payload []byte) uint64 {
+	te.adm.t.Helper()
+	var ack struct {
+		Seq uint64 `json:"seq"`
+	}
+	if err := json.Unmarshal(te.adm.request(subject, payload), &ack); err != nil || ack.Seq == 0 {
+		te.adm.t.Fatalf("publish to %s: %v", subject, err)
+	}
+	return ack.Seq
+}
+
+// redial replaces the administrator's connection, after a broker restart.
+func (te *trigTenantEnv) redial(t *testing.T, b *broker.Broker) {
+	t.Helper()
+	creds, err := b.Admin(te.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = te.adm.c.Close()
+	te.adm.c = pullDial(t, b, creds)
+}
+
+// trigInfo is the administrator's view of a consumer.
+type trigInfo struct {
+	NumPending     int `json:"num_pending"`
+	NumAckPending  int `json:"num_ack_pending"`
+	NumRedelivered int `json:"num_redelivered"`
+	NumWaiting     int `json:"num_waiting"`
+	Delivered      struct {
+		ConsumerSeq uint64 `json:"consumer_seq"`
+		StreamSeq   uint64 `json:"stream_seq"`
+	} `json:"delivered"`
+	AckFloor struct {
+		ConsumerSeq uint64 `json:"consumer_seq"`
+		StreamSeq   uint64 `json:"stream_seq"`
+	} `json:"ack_floor"`
+}
+
+// info returns consumer i of the tenant, one broker round trip.
+func (te *trigTenantEnv) info(i int) trigInfo {
+	te.adm.t.Helper()
+	subject := fmt.Sprintf("$JS.API.CONSUMER.INFO.%s.%s-w%d", trigStream, te.id, i)
+	var resp struct {
+		trigInfo
+		Error any `json:"error"`
+	}
+	if err := json.Unmarshal(te.adm.request(subject, nil), &resp); err != nil || resp.Error != nil {
+		te.adm.t.Fatalf("consumer info %s: %v %v", subject, err, resp.Error)
+	}
+	return resp.trigInfo
+}
+
+// trigConn is the broker's view of one client connection (connz).
+type trigConn struct {
+	CID     uint64 `json:"cid"`
+	Name    string `json:"name"`
+	InMsgs  int64  `json:"in_msgs"`
+	OutMsgs int64  `json:"out_msgs"`
+	Subs    uint32 `json:"subscriptions"`
+}
+
+// trigSys is a system-account client, for the broker's own counts. It is
+// a minimal raw client rather than a conn.Conn: nats-server 2.14.6 writes
+// the replies of its system services as "MSG <subject> <sid>  <size>", an
+// empty reply token between two spaces, which the parser's closed grammar
+// refuses.
+type trigSys struct {
+	t     *testing.T
+	c     *tls.Conn
+	r     *bufio.Reader
+	inbox string
+	seq   int
+}
+
+func newTrigSys(t *testing.T, b *broker.Broker) *trigSys {
+	t.Helper()
+	creds, err := b.System()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := tls.Dialer{Config: &tls.Config{ServerName: b.ServerName(), RootCAs: b.RootCAs(), MinVersion: tls.VersionTLS12}}
+	ctx, cancel := context.WithTimeout(t.Context(), pullTimeout)
+	defer cancel()
+	nc, err := d.DialContext(ctx, "tcp4", b.Addr().String())
+	if err != nil {
+		t.Fatalf("system dial: %v", err)
+	}
+	s := &trigSys{t: t, c: nc.(*tls.Conn), r: bufio.NewReaderSize(nc, 64<<10), inbox: "_INBOX.connz"}
+	t.Cleanup(func() { _ = s.c.Close() })
+	s.deadline()
+	line := s.line()
+	var info struct {
+		Nonce string `json:"nonce"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "INFO ")), &info); err != nil || info.Nonce == "" {
+		t.Fatalf("system INFO: %v", err)
+	}
+	kp, err := nkeys.FromSeed(creds.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kp.Wipe()
+	sig, err := kp.Sign([]byte(info.Nonce))
+	if err != nil {
+		t.Fatal(err)
+	}
+	connect, err := json.Marshal(map[string]any{
+		"jwt": creds.JWT, "sig": base64.RawURLEncoding.EncodeToString(sig),
+		"verbose": false, "pedantic": false, "protocol": 1, "headers": true, "name": "conformance-sys",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.write("CONNECT " + string(connect) + "\r\nSUB " + s.inbox + ".* 1\r\nPING\r\n")
+	for range 8 {
+		switch l := s.line(); {
+		case l == "PONG":
+			return s
+		case strings.HasPrefix(l, "INFO "):
+		default:
+			t.Fatalf("system CONNECT answered %.40q", l)
+		}
+	}
+	t.Fatal("system CONNECT: no PONG")
+	return nil
+}
+
+func (s *trigSys) deadline() {
+	if err := s.c.SetDeadline(time.Now().Add(pullTimeout)); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *trigSys) write(p string) {
+	s.t.Helper()
+	if _, err := s.c.Write([]byte(p)); err != nil {
+		s.t.Fatalf("system write: %v", err)
+	}
+}
+
+func (s *trigSys) line() string {
+	s.t.Helper()
+	l, err := s.r.ReadString('\n')
+	if err != nil {
+		s.t.Fatalf("system read: %v", err)
+	}
+	return strings.TrimSuffix(l, "\r\n")
+}
+
+// request publishes body to subject and returns the first reply.
+func (s *trigSys) request(subject string, body []byte) []byte {
+	s.t.Helper()
+	s.deadline()
+	s.seq++
+	reply := fmt.Sprintf("%s.%d", s.inbox, s.seq)
+	s.write(fmt.Sprintf("PUB %s %s %d\r\n%s\r\n", subject, reply, len(body), body))
+	for range 16 {
+		l := s.line()
+		f := strings.Fields(l)
+		switch {
+		case l == "PING":
+			s.write("PONG\r\n")
+		case len(f) >= 4 && f[0] == "MSG":
+			n, err := strconv.Atoi(f[len(f)-1])
+			if err != nil || n < 0 || n > 1<<20 {
+				s.t.Fatalf("system reply size %q", f[len(f)-1])
+			}
+			p := make([]byte, n+2)
+			if _, err := io.ReadFull(s.r, p); err != nil {
+				s.t.Fatalf("system reply: %v", err)
+			}
+			if f[1] == reply {
+				return p[:n]
+			}
+		case strings.HasPrefix(l, "INFO "), l == "PONG":
+		default:
+			s.t.Fatalf("system request %s: %.60q", subject, l)
+		}
+	}
+	s.t.Fatalf("system request %s: no reply", subject)
+	return nil
+}
+
+// runtimeConns returns the open connections of an account that the
+// trigger runtime made (named trigger.ClientName), as the broker counts
+// them.
+func (s *trigSys) runtimeConns(account string) []trigConn {
+	s.t.Helper()
+	body, err := json.Marshal(map[string]any{"acc": account, "limit": 1024})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var resp struct {
+		Data struct {
+			Conns []trigConn `json:"connections"`
+		} `json:"data"`
+		Error any `json:"error"`
+	}
+	if err := json.Unmarshal(s.request("$SYS.REQ.SERVER.PING.CONNZ", body), &resp); err != nil || resp.Error != nil {
+		s.t.Fatalf("connz: %v %v", err, resp.Error)
+	}
+	var out []trigConn
+	for _, c := range resp.Data.Conns {
+		if c.Name == trigger.ClientName {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// trigHookHost is the reference host with hooks a case may set: after a
+// reservation, and around an activation. Hooks are set while the runtime
+// does not run.
+type trigHookHost struct {
+	*refhost.Host
+	mu sync.Mutex
+	// afterReserve runs after a successful reservation, before the
+	// runtime's network.
+	afterReserve func(trigger.BindingRef)
+	// beforeActivate runs before the reference host's activation.
+	beforeActivate func(trigger.Activation)
+}
+
+func (h *trigHookHost) set(afterReserve func(trigger.BindingRef), beforeActivate func(trigger.Activation)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.afterReserve, h.beforeActivate = afterReserve, beforeActivate
+}
+
+func (h *trigHookHost) hooks() (func(trigger.BindingRef), func(trigger.Activation)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.afterReserve, h.beforeActivate
+}
+
+func (h *trigHookHost) ReserveInbound(ctx context.Context, r trigger.InboundRequest) (trigger.Inbound, error) {
+	in, err := h.Host.ReserveInbound(ctx, r)
+	if err != nil {
+		return in, err
+	}
+	after, before := h.hooks()
+	if after != nil {
+		after(r.Binding)
+	}
+	if before == nil {
+		return in, nil
+	}
+	return &trigHookInbound{Inbound: in, before: before}, nil
+}
+
+type trigHookInbound struct {
+	trigger.Inbound
+	before func(trigger.Activation)
+}
+
+func (in *trigHookInbound) Activate(ctx context.Context, a trigger.Activation) trigger.Result {
+	in.before(a)
+	return in.Inbound.Activate(ctx, a)
+}
+
+// step makes one explicit step and fails the case on an owner error.
+func (e *trigEnv) step(t *testing.T) trigger.StepReport {
+	t.Helper()
+	r, err := e.trig.Step(t.Context(), e.host)
+	if err != nil {
+		t.Fatalf("Step: %v", err)
+	}
+	return r
+}
+
+// stepUntil steps until done holds for a report, at most max steps.
+func (e *trigEnv) stepUntil(t *testing.T, what string, max int, done func(trigger.StepReport) bool) trigger.StepReport {
+	t.Helper()
+	deadline := time.Now().Add(trigWait)
+	for i := 0; i < max && time.Now().Before(deadline); i++ {
+		if r := e.step(t); done(r) {
+			return r
+		}
+	}
+	t.Fatalf("%s: not within %d steps", what, max)
+	return trigger.StepReport{}
+}
+
+// trigRun is one Run of the owner loop on its own goroutine.
+type trigRun struct {
+	cancel context.CancelFunc
+	done   chan error
+	err    error
+	ended  bool
+}
+
+// run starts the case's Run; stop (also registered as cleanup) ends it.
+func (e *trigEnv) run(t *testing.T) *trigRun { return runOwner(t, e.trig, e.host) }
+
+// runOwner starts trig.Run(host) on its own goroutine.
+func runOwner(t *testing.T, trig *trigger.Triggers, host trigger.Host) *trigRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	return runOwnerCtx(t, trig, host, ctx, cancel)
+}
+
+// runOwnerCtx starts trig.Run(ctx, host) on its own goroutine; cancel
+// ends ctx.
+func runOwnerCtx(t *testing.T, trig *trigger.Triggers, host trigger.Host, ctx context.Context, cancel context.CancelFunc) *trigRun {
+	t.Helper()
+	r := &trigRun{cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- trig.Run(ctx, host) }()
+	t.Cleanup(func() { _ = r.stop() })
+	return r
+}
+
+// wait waits for Run to return on its own (its context ended elsewhere).
+func (r *trigRun) wait(t *testing.T) error {
+	t.Helper()
+	if r.ended {
+		return r.err
+	}
+	timer := time.NewTimer(trigWait)
+	defer timer.Stop()
+	select {
+	case r.err = <-r.done:
+		r.ended = true
+		return r.err
+	case <-timer.C:
+		t.Fatalf("Run did not return within %v", trigWait)
+	}
+	return nil
+}
+
+// stop cancels Run and returns its result once it returned.
+func (r *trigRun) stop() error {
+	if !r.ended {
+		r.cancel()
+		r.err = <-r.done
+		r.ended = true
+	}
+	return r.err
+}
+
+// nextCall waits for the function's next call.
+func (e *trigEnv) nextCall(t *testing.T) trigCall {
+	t.Helper()
+	timer := time.NewTimer(trigWait)
+	defer timer.Stop()
+	select {
+	case c := <-e.calls:
+		return c
+	case <-timer.C:
+		t.Fatalf("no activation within %v", trigWait)
+	}
+	return trigCall{}
+}
+
+// waitStarted waits for an argBlock call to start.
+func (e *trigEnv) waitStarted(t *testing.T) trigCall {
+	t.Helper()
+	timer := time.NewTimer(trigWait)
+	defer timer.Stop()
+	select {
+	case c := <-e.started:
+		return c
+	case <-timer.C:
+		t.Fatalf("no blocking activation within %v", trigWait)
+	}
+	return trigCall{}
+}
+
+// trigEventually polls cond every trigPollTick until it holds or timeout
+// passes: bounded polling of counters no event announces.
+func trigEventually(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(trigPollTick)
+	defer tick.Stop()
+	for {
+		if cond() {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("%s: not reached within %v", what, timeout)
+			return
+		}
+	}
+}
+
+// trigGoroutines counts goroutines whose stack holds a frame of the
+// trigger runtime or the reference host (the test's own callers of Run
+// included).
+func trigGoroutines() (total, runtimeOwned int) {
+	buf := make([]byte, 1<<20)
+	n := runtime.Stack(buf, true)
+	for g := range strings.SplitSeq(string(buf[:n]), "\n\n") {
+		if strings.Contains(g, "latent-nats/trigger.") || strings.Contains(g, "latent-nats/trigger/refhost.") {
+			runtimeOwned++
+		}
+	}
+	return runtime.NumGoroutine(), runtimeOwned
+}
+
+// trigAwaitGoroutines waits until the goroutine count is at most want:
+// goroutines that returned leave the count shortly after.
+func trigAwaitGoroutines(t *testing.T, what string, want int) {
+	t.Helper()
+	trigEventually(t, what, trigWait, func() bool { return runtime.NumGoroutine() <= want })
+}
+
+// trigProxyDialer dials every runtime connection through p. conn checks
+// that the socket's peer is the approved address; the proxy forwards
+// transparently, as a router would, so the socket reports the address the
+// runtime dialled.
+func trigProxyDialer(p *cutProxy) conn.Dialer {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		approved, err := net.ResolveTCPAddr(network, address) // a literal a.b.c.d:port
+		if err != nil {
+			return nil, err
+		}
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, p.addr().String())
+		if err != nil {
+			return nil, err
+		}
+		return &trigProxied{Conn: c, remote: approved}, nil
+	}
+}
+
+// trigProxied is a socket to the proxy that names the broker as its peer.
+type trigProxied struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c *trigProxied) RemoteAddr() net.Addr { return c.remote }
+
+// SyscallConn passes the TCP socket through, so that conn's idle check
+// peeks at it as it does at a direct socket.
+func (c *trigProxied) SyscallConn() (syscall.RawConn, error) {
+	return c.Conn.(*net.TCPConn).SyscallConn()
+}
