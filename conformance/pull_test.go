@@ -133,7 +133,10 @@ func TestPull(t *testing.T) {
 		adm.publish(bind.FilterSubject, []byte("slow"))
 		p := newPuller(t, b, bind, derive(t, bind), pull.Options{})
 
+		// Kept across the later pulls, so cloned: a Delivery is valid
+		// until its Consumer's next Next.
 		first := p.mustMessage()
+		first.Delivery = first.Delivery.Clone()
 		// The broker redelivers once ack_wait has passed.
 		second := p.nextMessage(bind.AckWait + 3*time.Second)
 		if second.Delivery.ID.Delivered != 2 {
@@ -441,7 +444,10 @@ func testStatuses(t *testing.T, b *broker.Broker) {
 		adm.publish(bind.FilterSubject, []byte("one"))
 		adm.publish(bind.FilterSubject, []byte("two"))
 		p := newPuller(t, b, bind, derive(t, bind), pull.Options{})
+		// Kept across the held pull, so cloned: a Delivery is valid until
+		// its Consumer's next Next.
 		first := p.mustMessage()
+		first.Delivery = first.Delivery.Clone()
 		pend, err := p.inspect()
 		if err != nil || pend.NumPending != 1 || pend.NumAckPending != 1 {
 			t.Fatalf("Inspect() = %+v, %v; want one pending, one awaiting ack", pend, err)

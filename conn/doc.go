@@ -19,7 +19,7 @@
 //   - info.go: the few INFO fields the connection reads; everything that
 //     could steer it elsewhere is ignored.
 //   - inbox.go: the random inbox prefix and per-request reply tokens.
-//   - request.go: Request, RequestDelivery and Reply.
+//   - request.go: Request, RequestBytes, RequestDelivery and Reply.
 //   - check.go: Check, a cheap staleness probe for an idle pooled
 //     connection; peek_unix.go and peek_other.go: the non-blocking look at
 //     the socket it starts with.
@@ -52,8 +52,10 @@
 //
 // With the default P of 64 KiB that is about 175 KiB, inside the 256 KiB the
 // trigger runtime reserves per physical connection. In steady state a
-// request allocates its reply subject string (about 40 bytes) and crypto/tls
-// one small reader per record read; nothing is retained.
+// request allocates nothing of its own: the reply subject is rewritten in
+// place in a fixed buffer of the inbox, encoded from there and compared as
+// bytes. crypto/tls allocates one small reader per record read; nothing is
+// retained.
 //
 // # Errors
 //

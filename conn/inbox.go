@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -46,45 +47,82 @@ func randomToken(r io.Reader, dst []byte) error {
 	return ErrRandom
 }
 
+// maxReplyLen bounds a reply subject "<prefix>.<token>.<n>": the longest
+// prefix, the token, two dots and the 20 digits of the largest uint64.
+const maxReplyLen = MaxInboxPrefixLen + 1 + inboxTokenLen + 1 + maxSeqDigits
+
+// maxSeqDigits is len("18446744073709551615"), the longest uint64.
+const maxSeqDigits = 20
+
 // inbox is a connection's private inbox: "<prefix>.<token>" with one
 // subscription on "<prefix>.<token>.*" and a reply subject
-// "<prefix>.<token>.<n>" per request.
+// "<prefix>.<token>.<n>" per request, n counting from 1.
 type inbox struct {
 	base string // "<prefix>.<token>."
 	seq  uint64
-	buf  []byte // reply subject scratch, capacity fixed at newInbox
+	// reply holds base and, after it, the digits of the current reply
+	// subject; next rewrites the digits in place.
+	reply [maxReplyLen]byte
 }
 
 func newInbox(r io.Reader, prefix string) (inbox, error) {
+	if len(prefix) > MaxInboxPrefixLen {
+		return inbox{}, ErrInvalidConfig
+	}
 	var tok [inboxTokenLen]byte
 	if err := randomToken(r, tok[:]); err != nil {
 		return inbox{}, err
 	}
-	base := prefix + "." + string(tok[:]) + "."
-	return inbox{base: base, buf: make([]byte, 0, len(base)+20)}, nil
+	b := inbox{base: prefix + "." + string(tok[:]) + "."}
+	copy(b.reply[:], b.base)
+	return b, nil
 }
 
 // subject is the subscription subject.
 func (b *inbox) subject() string { return b.base + "*" }
 
-// next returns a fresh reply subject.
-func (b *inbox) next() string {
+// next returns a fresh reply subject. It aliases the inbox and is valid
+// until the next call of next; it does not allocate.
+func (b *inbox) next() []byte {
 	b.seq++
-	b.buf = strconv.AppendUint(append(b.buf[:0], b.base...), b.seq, 10)
-	return string(b.buf)
+	out := strconv.AppendUint(b.reply[:len(b.base)], b.seq, 10)
+	return out[:len(out):len(out)]
 }
 
 // unnext takes back the reply subject of a request that was never written.
 func (b *inbox) unnext() { b.seq-- }
 
 // earlier reports whether subject is the reply subject of a request made
-// before the current one on this connection.
+// before the current one on this connection: under the inbox, then a
+// decimal n in canonical form (no sign, no leading zero, at most
+// maxSeqDigits digits, no overflow) with 1 <= n < seq. It reads the
+// digits in place and does not allocate.
 func (b *inbox) earlier(subject []byte) bool {
 	if !b.under(subject) {
 		return false
 	}
-	n, err := strconv.ParseUint(string(subject[len(b.base):]), 10, 64)
-	return err == nil && n >= 1 && n < b.seq && strconv.FormatUint(n, 10) == string(subject[len(b.base):])
+	n, ok := parseSeq(subject[len(b.base):])
+	return ok && n < b.seq
+}
+
+// parseSeq reads a canonical decimal uint64 of at least 1: digits only, no
+// leading zero, no overflow.
+func parseSeq(d []byte) (uint64, bool) {
+	if len(d) == 0 || len(d) > maxSeqDigits || d[0] == '0' {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v := uint64(c - '0')
+		if n > (math.MaxUint64-v)/10 {
+			return 0, false
+		}
+		n = n*10 + v
+	}
+	return n, true
 }
 
 // under reports whether subject lies under the inbox.

@@ -3,6 +3,7 @@ package conn
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -50,9 +51,13 @@ func TestInbox(t *testing.T) {
 	if got, want := ib.subject(), ib.base+"*"; got != want {
 		t.Errorf("subject = %q, want %q", got, want)
 	}
-	first, second := ib.next(), ib.next()
-	if diff := cmp.Diff([]string{ib.base + "1", ib.base + "2"}, []string{first, second}); diff != "" {
+	first := string(ib.next())
+	second := ib.next()
+	if diff := cmp.Diff([]string{ib.base + "1", ib.base + "2"}, []string{first, string(second)}); diff != "" {
 		t.Errorf("reply subjects (-want +got):\n%s", diff)
+	}
+	if cap(second) != len(second) {
+		t.Errorf("reply subject has capacity %d past its length %d: appending would write into the inbox", cap(second), len(second))
 	}
 	tests := []struct {
 		subject string
@@ -76,6 +81,145 @@ func TestInbox(t *testing.T) {
 	}
 	if other.base == ib.base {
 		t.Errorf("two inboxes share the token %q", ib.base)
+	}
+}
+
+// TestInboxEarlier pins which status-only frames a request may skip as
+// answers to an earlier request: the reply subject of an issued request
+// before the current one, its number in canonical decimal form. The digits
+// are parsed in place (they used to be formatted back to a string to
+// refuse leading zeros, an allocation per trailing "409 Batch Completed").
+func TestInboxEarlier(t *testing.T) {
+	ib, err := newInbox(nil, "_INBOX")
+	if err != nil {
+		t.Fatalf("newInbox: %v", err)
+	}
+	for range 3 {
+		ib.next() // requests 1, 2 and 3; 3 is the current one
+	}
+	tests := []struct {
+		name, subject string
+		want          bool
+	}{
+		{"first request", ib.base + "1", true},
+		{"previous request", ib.base + "2", true},
+		{"current request", ib.base + "3", false},
+		{"not yet issued", ib.base + "4", false},
+		{"far from issued", ib.base + "99", false},
+		{"zero", ib.base + "0", false},
+		{"leading zero", ib.base + "01", false},
+		{"leading zeros", ib.base + "0002", false},
+		{"sign", ib.base + "+1", false},
+		{"negative", ib.base + "-1", false},
+		{"letter after digits", ib.base + "1a", false},
+		{"space", ib.base + "1 ", false},
+		{"another token", ib.base + "1.2", false},
+		{"largest uint64", ib.base + "18446744073709551615", false},
+		{"overflow", ib.base + "18446744073709551616", false},
+		{"21 digits", ib.base + "100000000000000000000", false},
+		{"no number", ib.base, false},
+		{"other inbox", "_INBOX.other.1", false},
+		{"prefix only", ib.base[:len(ib.base)-1], false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ib.earlier([]byte(tt.subject)); got != tt.want {
+				t.Errorf("earlier(%q) = %v, want %v", tt.subject, got, tt.want)
+			}
+		})
+	}
+	ib.unnext() // request 3 never written: 3 is issued again next
+	if ib.earlier([]byte(ib.base + "2")) {
+		t.Error("earlier(2) after unnext = true, want false: 2 is the current request")
+	}
+}
+
+func TestParseSeq(t *testing.T) {
+	tests := []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"1", 1, true},
+		{"9", 9, true},
+		{"10", 10, true},
+		{"18446744073709551615", math.MaxUint64, true},
+		{"18446744073709551616", 0, false},
+		{"18446744073709551620", 0, false},
+		{"99999999999999999999", 0, false},
+		{"100000000000000000000", 0, false},
+		{"", 0, false},
+		{"0", 0, false},
+		{"00", 0, false},
+		{"07", 0, false},
+		{"1/", 0, false},
+		{"1:", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			n, ok := parseSeq([]byte(tt.in))
+			if n != tt.want || ok != tt.ok {
+				t.Errorf("parseSeq(%q) = %d, %v; want %d, %v", tt.in, n, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestNewInboxPrefixLimit(t *testing.T) {
+	if _, err := newInbox(nil, strings.Repeat("p", MaxInboxPrefixLen)); err != nil {
+		t.Errorf("prefix at the limit: %v", err)
+	}
+	if _, err := newInbox(nil, strings.Repeat("p", MaxInboxPrefixLen+1)); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("prefix past the limit: %v, want ErrInvalidConfig", err)
+	}
+	ib, err := newInbox(nil, strings.Repeat("p", MaxInboxPrefixLen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ib.seq = math.MaxUint64 - 1
+	if got := ib.next(); len(got) != maxReplyLen {
+		t.Errorf("longest reply subject is %d bytes, want maxReplyLen %d", len(got), maxReplyLen)
+	}
+}
+
+// TestRequestPathAllocations covers what a request does besides the socket
+// and TLS: issue a reply subject, encode the PUB or HPUB with it, match
+// the reply's subject, and skip a trailing status of an earlier request.
+// None of it allocates. (A whole request against the fake server cannot
+// be counted: the server's goroutines allocate.)
+func TestRequestPathAllocations(t *testing.T) {
+	ib, err := newInbox(nil, "_INBOX")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Conn{inbox: ib, wbuf: make([]byte, 0, writeBufferSize(DefaultMaxPayload)), maxPayload: DefaultMaxPayload, serverMax: DefaultMaxPayload}
+	subject := []byte("$JS.ACK.ORDERS.worker.1.17.40.1767322245000000000.3")
+	header := []byte("NATS/1.0\r\nNats-Msg-Id: 7\r\n\r\n")
+	payload := []byte(`{"batch":1,"no_wait":true,"expires":100000000,"max_bytes":10240}`)
+	trailing := []byte(c.inbox.base + "1")
+	c.inbox.next()
+	var matched, skipped int
+	allocs := testing.AllocsPerRun(100, func() {
+		reply := c.inbox.next()
+		if _, err := appendPub(c, "$JS.API.CONSUMER.MSG.NEXT.ORDERS.worker", reply, nil, payload); err != nil {
+			t.Fatal(err)
+		}
+		out, err := appendPub(c, subject, reply, header, []byte("+ACK"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out[len("HPUB ")+len(subject)+1:][:len(reply)]) == string(reply) {
+			matched++
+		}
+		if c.inbox.earlier(trailing) {
+			skipped++
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a request's own work allocates %v times, want 0", allocs)
+	}
+	if matched == 0 || skipped == 0 {
+		t.Errorf("matched %d, skipped %d: want the reply found in the HPUB and the trailing status skipped", matched, skipped)
 	}
 }
 

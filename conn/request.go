@@ -11,7 +11,8 @@ import (
 
 // Reply is the message that answered a request. Its slices alias the
 // connection's read buffer and are valid until the next call on the Conn
-// (Request, RequestDelivery, Check or Close); copy what must outlive that.
+// (Request, RequestBytes, RequestDelivery, Check or Close); copy what must
+// outlive that.
 type Reply struct {
 	// Subject is the subject the message was published to: the request's
 	// reply subject, or for a forwarded delivery the delivered message's
@@ -64,7 +65,15 @@ func (r *Reply) HeaderValue(key string) ([]byte, bool) {
 //
 // ctx must carry a deadline (ErrNoDeadline).
 func (c *Conn) Request(ctx context.Context, subject string, header, payload []byte) (Reply, error) {
-	return c.exchange(ctx, subject, header, payload, false)
+	return exchange(ctx, c, subject, header, payload, false)
+}
+
+// RequestBytes is Request with the subject given as bytes, for a caller
+// that holds it in a reused buffer (an acknowledgement subject): the bytes
+// are read during the call only, copied into the write buffer before
+// anything is written, and never retained.
+func (c *Conn) RequestBytes(ctx context.Context, subject []byte, header, payload []byte) (Reply, error) {
+	return exchange(ctx, c, subject, header, payload, false)
 }
 
 // RequestDelivery is Request for a request whose answer may also be a
@@ -76,10 +85,12 @@ func (c *Conn) Request(ctx context.Context, subject string, header, payload []by
 // (strictly sequential calls, a missed deadline closes it), so a forwarded
 // message can only answer this one.
 func (c *Conn) RequestDelivery(ctx context.Context, subject string, header, payload []byte) (Reply, error) {
-	return c.exchange(ctx, subject, header, payload, true)
+	return exchange(ctx, c, subject, header, payload, true)
 }
 
-func (c *Conn) exchange(ctx context.Context, subject string, header, payload []byte, forwarded bool) (Reply, error) {
+// exchange is the one request/reply of Request, RequestBytes and
+// RequestDelivery, for a subject given as a string or as bytes.
+func exchange[S wire.Text](ctx context.Context, c *Conn, subject S, header, payload []byte, forwarded bool) (Reply, error) {
 	if c.closed {
 		return Reply{}, ErrClosed
 	}
@@ -94,7 +105,7 @@ func (c *Conn) exchange(ctx context.Context, subject string, header, payload []b
 		return Reply{}, ErrTooLarge
 	}
 	reply := c.inbox.next()
-	out, err := c.appendPub(subject, reply, header, payload)
+	out, err := appendPub(c, subject, reply, header, payload)
 	if err != nil {
 		c.inbox.unnext() // never written: the token stays unused
 		return Reply{}, err
@@ -116,7 +127,7 @@ func (c *Conn) exchange(ctx context.Context, subject string, header, payload []b
 			if string(f.SID) != inboxSID {
 				return Reply{}, c.fail(ErrForeignFrame)
 			}
-			if string(f.Subject) == reply {
+			if string(f.Subject) == string(reply) {
 				return replyOf(f, false), nil
 			}
 			if forwarded && !c.inbox.under(f.Subject) {
@@ -152,14 +163,15 @@ func (c *Conn) exchange(ctx context.Context, subject string, header, payload []b
 }
 
 // appendPub encodes the request into the write buffer, which never grows:
-// the size checks above and wire's caps keep it within its capacity.
-func (c *Conn) appendPub(subject, reply string, header, payload []byte) ([]byte, error) {
+// the size checks above and wire's caps keep it within its capacity. The
+// reply subject stays bytes (the inbox's buffer), so nothing is converted.
+func appendPub[S wire.Text](c *Conn, subject S, reply, header, payload []byte) ([]byte, error) {
 	var out []byte
 	var err error
 	if len(header) > 0 {
-		out, err = wire.AppendHPub(c.wbuf[:0], subject, reply, header, payload, c.serverMax)
+		out, err = wire.AppendHPubText(c.wbuf[:0], subject, reply, header, payload, c.serverMax)
 	} else {
-		out, err = wire.AppendPub(c.wbuf[:0], subject, reply, payload, c.serverMax)
+		out, err = wire.AppendPubText(c.wbuf[:0], subject, reply, payload, c.serverMax)
 	}
 	switch {
 	case err == nil:

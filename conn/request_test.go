@@ -355,3 +355,51 @@ func TestFakeTrailingStatus(t *testing.T) {
 		t.Fatalf("request 3: %v, want ErrForeignFrame and a closed connection", err)
 	}
 }
+
+// TestFakeRequestBytes: RequestBytes writes the same PUB as Request, and
+// refuses the same subjects before writing anything; the caller's bytes
+// may be reused as soon as it returns.
+func TestFakeRequestBytes(t *testing.T) {
+	f := startFake(t, fakeserver.Config{Script: script(
+		greet(infoJSON),
+		expectPub("1", "+ACK"),
+		steps(msgTo("1", "")),
+		expectPub("2", "again"),
+		steps(msgTo("2", "ok"), fakeserver.WaitClose()),
+	)})
+	c, err := f.dial(t, f.config(t))
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), dialWithin)
+	defer cancel()
+	subject := []byte("svc")
+	refused := []struct {
+		name    string
+		subject []byte
+		want    error
+	}{
+		{"empty", nil, conn.ErrInvalidRequest},
+		{"space", []byte("svc x"), conn.ErrInvalidRequest},
+		{"wildcard", []byte("svc.>"), conn.ErrInvalidRequest},
+		{"past the cap", []byte(strings.Repeat("s", conn.MaxSubjectLen+1)), conn.ErrTooLarge},
+	}
+	for _, tt := range refused {
+		if _, err := c.RequestBytes(ctx, tt.subject, nil, nil); !errors.Is(err, tt.want) || c.Closed() {
+			t.Fatalf("%s: error = %v (closed %v), want %v with the connection open", tt.name, err, c.Closed(), tt.want)
+		}
+	}
+	r, err := c.RequestBytes(ctx, subject, nil, []byte("+ACK"))
+	if err != nil || len(r.Payload) != 0 || string(r.Subject) != fakeInbox+".1" {
+		t.Fatalf("RequestBytes: %q %q, %v (script: %v)", r.Subject, r.Payload, err, f.session(t).Err)
+	}
+	copy(subject, "xxx") // the subject's bytes are free again
+	r, err = c.Request(ctx, "svc", nil, []byte("again"))
+	if err != nil || string(r.Payload) != "ok" {
+		t.Fatalf("Request: %q, %v", r.Payload, err)
+	}
+	_ = c.Close()
+	if rec := f.session(t); rec.Err != nil {
+		t.Errorf("script: %v", rec.Err)
+	}
+}

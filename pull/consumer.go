@@ -13,7 +13,10 @@ import (
 // Requester is what the operations need from a connection: strictly
 // sequential request/reply with the deadline taken from ctx. *conn.Conn
 // implements it. RequestDelivery is Request for the pull, whose answer may be
-// a message delivered under its own subject (Reply.Forwarded).
+// a message delivered under its own subject (Reply.Forwarded). RequestBytes
+// is Request with the subject as bytes, for the acknowledgement, whose
+// subject is kept in the Consumer's buffer: an implementation reads those
+// bytes during the call only and must not retain them.
 //
 // The context handed to a Requester may narrow its caller's deadline without
 // a timer: its Deadline is the bound and its Err reports the bound's
@@ -27,6 +30,7 @@ import (
 // was written; any other error means the request may have been written.
 type Requester interface {
 	Request(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error)
+	RequestBytes(ctx context.Context, subject []byte, header, payload []byte) (conn.Reply, error)
 	RequestDelivery(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error)
 }
 
@@ -61,8 +65,9 @@ type Options struct {
 }
 
 // Consumer runs the operations of one binding. It holds no connection and
-// no goroutine; it is not safe for concurrent use (it keeps a scratch
-// buffer for acknowledgement payloads).
+// no goroutine; it is not safe for concurrent use (it keeps scratch
+// buffers for acknowledgement payloads and for the ack subject of its
+// latest delivery, see Delivery).
 type Consumer struct {
 	b           Binding
 	ack         acksubject.Binding
@@ -74,6 +79,8 @@ type Consumer struct {
 	opTimeout   time.Duration
 	cmd         [MaxCommandLen]byte
 	dctx        deadlineCtx // scratch of narrow, empty between calls
+	ackBuf      ackBuffer   // the ack subject of the latest delivery
+	accountHash string      // the v2 account hash last seen, see Delivery
 }
 
 // NewConsumer validates b and opts and prepares the subjects and the pull
@@ -194,7 +201,13 @@ func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
 // bounded by RequestExpires plus the margin, or ctx if that ends sooner;
 // missing the bound closes the connection (the connection's rule) and
 // returns its error. A *ReplyError means the connection must be closed.
+//
+// Every call, whatever its outcome, ends the validity of the Delivery the
+// previous call returned (see Delivery): acknowledge it first, or keep
+// its Clone. A pull allocates nothing in this package but the one copy of
+// a v2 account hash (see Delivery).
 func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
+	c.ackBuf.gen++
 	sentAt := c.now()
 	rep, err := r.RequestDelivery(c.narrow(ctx, c.nextBound), c.nextSubject, nil, c.nextBody)
 	c.release()
@@ -207,9 +220,10 @@ func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 // Ack sends cmd for the delivery d and waits for the broker's receipt,
 // bounded by ctx and the operation timeout. It never retries.
 //
-// An invalid cmd or a d not delivered for this binding is refused before
-// anything is sent: a zero Receipt and ErrInvalidAction,
-// ErrInvalidNakDelay, ErrInvalidTermReason or ErrInvalidDelivery. A request
+// An invalid cmd, or a d not delivered for this binding or made stale by a
+// later Next (see Delivery), is refused before anything is sent: a zero
+// Receipt and ErrInvalidAction, ErrInvalidNakDelay, ErrInvalidTermReason
+// or ErrInvalidDelivery. A request
 // the connection refused before writing returns a zero Receipt and the
 // connection's error. Otherwise the Receipt's Outcome is set: Verified or
 // VerifiedLate with a nil error, or Uncertain with a *ReceiptError whose
@@ -219,11 +233,11 @@ func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Comman
 	if err != nil {
 		return Receipt{}, err
 	}
-	if d == nil || d.subject == "" || d.AckSubject.Stream != c.b.Stream || d.AckSubject.Consumer != c.b.Consumer {
+	if d == nil || !d.valid() || d.AckSubject.Stream != c.b.Stream || d.AckSubject.Consumer != c.b.Consumer {
 		return Receipt{}, ErrInvalidDelivery
 	}
 	rec := Receipt{Action: cmd.Action, Delivery: d.ID}
-	rep, err := r.Request(c.narrow(ctx, c.opTimeout), d.subject, nil, payload)
+	rep, err := r.RequestBytes(c.narrow(ctx, c.opTimeout), d.subject, nil, payload)
 	c.release()
 	at := c.now()
 	if err != nil {

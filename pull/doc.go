@@ -16,7 +16,8 @@
 //     consumer-info reply, capped at [MaxInfoSize]; [Pending] and
 //     [Pending.Empty].
 //   - profile.go: the profile check and [Mismatch].
-//   - next.go: the pull request body and the classification of its reply.
+//   - next.go: the pull request body, the classification of its reply and
+//     [Delivery].
 //   - kind.go: [Kind] and [Class], one Kind per status the broker sends.
 //   - op.go: [Op], the operation named in errors.
 //   - ack.go: [Command], [AppendCommand], [Outcome] and [Receipt].
@@ -59,6 +60,13 @@
 // the same reply subject (the request's max_bytes had room left). That frame
 // belongs to a request that is already answered; discarding it is the
 // connection's business (it arrives on an earlier reply subject).
+//
+// A [Delivery] is valid until the next [Consumer.Next] on its Consumer: its
+// ack subject is kept in a buffer of the Consumer that the next pull
+// rewrites, so that a visit (inspect, pull, acknowledge) allocates nothing
+// in this package. [Consumer.Ack] refuses a Delivery made stale that way;
+// [Delivery.Clone] keeps one across pulls. The parsed fields of a Delivery
+// alias no buffer and stay correct in every copy.
 //
 // A visit that consumer info proves empty ([Pending.Empty]) need not pull
 // at all: with nothing pending the broker would hold the pull for its whole

@@ -65,7 +65,8 @@ var (
 	ErrInvalidTermReason = errors.New("pull: invalid term reason")
 	// ErrInvalidAction: an Action outside the enumeration.
 	ErrInvalidAction = errors.New("pull: invalid ack action")
-	// ErrInvalidDelivery: a Delivery not returned by Next for this binding.
+	// ErrInvalidDelivery: a Delivery not returned by Next for this
+	// binding, or one a later Next on its Consumer made stale.
 	ErrInvalidDelivery = errors.New("pull: invalid delivery")
 	// ErrNotVerified is wrapped by every *ReceiptError: the broker's receipt
 	// for an acknowledgement was not seen.

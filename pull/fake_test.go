@@ -16,6 +16,7 @@ type fakeRequester struct {
 
 	calls       int
 	delivery    bool // the last call was RequestDelivery
+	bytes       bool // the last call was RequestBytes
 	subject     string
 	header      []byte
 	payload     []byte
@@ -33,13 +34,19 @@ func (f *fakeRequester) record(ctx context.Context, subject string, header, payl
 
 func (f *fakeRequester) Request(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error) {
 	f.record(ctx, subject, header, payload)
-	f.delivery = false
+	f.delivery, f.bytes = false, false
+	return f.reply, f.err
+}
+
+func (f *fakeRequester) RequestBytes(ctx context.Context, subject []byte, header, payload []byte) (conn.Reply, error) {
+	f.record(ctx, string(subject), header, payload)
+	f.delivery, f.bytes = false, true
 	return f.reply, f.err
 }
 
 func (f *fakeRequester) RequestDelivery(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error) {
 	f.record(ctx, subject, header, payload)
-	f.delivery = true
+	f.delivery, f.bytes = true, false
 	return f.reply, f.err
 }
 

@@ -1,10 +1,13 @@
 package pull
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/latent-systems/latent-nats/acksubject"
 	"github.com/latent-systems/latent-nats/conn"
@@ -29,31 +32,80 @@ func appendNextBody(dst []byte, maxBytes int) []byte {
 }
 
 // Delivery is one delivered message's identity and acknowledgement handle.
-// It holds no payload and stays valid after the connection moves on.
+// It holds no payload.
+//
+// A Delivery returned by Next is valid until the next call of Next on the
+// same Consumer: its ack subject lives in a buffer the Consumer reuses for
+// every delivery, so that a pull allocates nothing. A Delivery that a later
+// Next made stale is never taken for the later one: Ack refuses it with
+// ErrInvalidDelivery before sending anything, Subject returns "" and Clone
+// returns one that is refused too. To keep a Delivery across later pulls,
+// keep its Clone, made before the next Next, which owns its subject. ID,
+// AckSubject and AckDeadline are plain values that stay correct in every
+// copy, stale or not.
 type Delivery struct {
 	// ID names the delivery (stream sequence, consumer sequence, delivery
 	// count) as its ack subject does.
 	ID DeliveryID
 	// AckSubject is the ack subject parsed: form, stream, consumer,
-	// sequences, timestamp and pending count. Its strings alias the
-	// Delivery's own copy of the subject.
+	// sequences, timestamp and pending count. Its strings alias no buffer:
+	// Stream and Consumer are the binding's, AccountHash is a copy the
+	// Consumer keeps (made at the first v2 delivery and again only if the
+	// hash changes).
 	AckSubject acksubject.Info
 	// AckDeadline is the conservative end of the delivery's ack wait: the
 	// time the pull was sent plus the binding's AckWait, on the Consumer's
 	// clock. The broker started its timer no earlier.
 	AckDeadline time.Time
 
-	subject string // the ack subject, the one allocation of a delivery
+	// subject is the ack subject: a full slice of src's buffer while src
+	// is set, or the Delivery's own copy after Clone (src nil).
+	subject []byte
+	src     *ackBuffer
+	gen     uint64 // src.gen when the subject was stored
 }
 
-// Subject returns the ack subject.
-func (d *Delivery) Subject() string { return d.subject }
+// ackBuffer is where a Consumer stores the ack subject of its latest
+// delivery. gen counts the calls of Next, so that a Delivery can tell
+// whether its subject is still the one stored.
+type ackBuffer struct {
+	gen uint64
+	buf [acksubject.MaxLen]byte
+}
+
+// valid reports whether d's subject is still the one it was given: its own
+// copy, or the Consumer's buffer not rewritten since.
+func (d *Delivery) valid() bool {
+	return len(d.subject) > 0 && (d.src == nil || d.src.gen == d.gen)
+}
+
+// Subject returns a copy of the ack subject (it allocates), or "" for a
+// zero Delivery or one a later Next made stale.
+func (d *Delivery) Subject() string {
+	if !d.valid() {
+		return ""
+	}
+	return string(d.subject)
+}
+
+// Clone returns a copy of d that owns its ack subject, so that it stays
+// valid after later calls of Next (it allocates the subject once). A stale
+// Delivery clones into one that Ack still refuses.
+func (d *Delivery) Clone() Delivery {
+	out := *d
+	if d.valid() && d.src != nil {
+		out.subject = bytes.Clone(d.subject)
+		out.src, out.gen = nil, 0
+	}
+	return out
+}
 
 // Result is the classified reply to a pull request.
 type Result struct {
 	// Kind is the classification; KindMessage when a message arrived.
 	Kind Kind
-	// Delivery identifies the message (KindMessage only).
+	// Delivery identifies the message (KindMessage only). Its ack subject
+	// is valid until the Consumer's next Next (see Delivery).
 	Delivery Delivery
 	// Header is the message's raw header block, possibly empty, and Payload
 	// its body, at most the payload ceiling (KindMessage only). Both alias
@@ -89,13 +141,30 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 	if len(r.ReplyTo) > acksubject.MaxLen {
 		return Result{}, &ReplyError{Op: OpNext, Err: ErrBadAckSubject}
 	}
-	subject := string(r.ReplyTo)
-	info, err := c.ack.Parse(subject)
+	// The ack subject is copied into the Consumer's buffer and parsed
+	// there: the exact bytes Ack will publish to are the ones checked.
+	// acksubject.Parse reads a string, so it is given an unsafe.String
+	// view of the copy that lives only in this function: every string of
+	// the Info it returns is replaced below by one that aliases no buffer
+	// (Stream and Consumer by the binding's, equal since b.Parse matched
+	// them; AccountHash by the Consumer's copy), and its errors carry no
+	// byte of the subject. Nothing can therefore see the bytes change when
+	// the next delivery is stored.
+	n := copy(c.ackBuf.buf[:], r.ReplyTo)
+	stored := c.ackBuf.buf[:n:n]
+	info, err := c.ack.Parse(unsafe.String(unsafe.SliceData(stored), n))
 	if err != nil {
 		if errors.Is(err, acksubject.ErrMismatch) {
 			return Result{}, &ReplyError{Op: OpNext, Err: ErrWrongConsumer}
 		}
 		return Result{}, &ReplyError{Op: OpNext, Err: fmt.Errorf("%w: %w", ErrBadAckSubject, err)}
+	}
+	info.Stream, info.Consumer = c.b.Stream, c.b.Consumer
+	if info.AccountHash != "" {
+		if info.AccountHash != c.accountHash {
+			c.accountHash = strings.Clone(info.AccountHash)
+		}
+		info.AccountHash = c.accountHash
 	}
 	return Result{
 		Kind: KindMessage,
@@ -103,7 +172,9 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 			ID:          DeliveryID{StreamSeq: info.StreamSeq, ConsumerSeq: info.ConsumerSeq, Delivered: info.Delivered},
 			AckSubject:  info,
 			AckDeadline: sentAt.Add(c.b.AckWait),
-			subject:     subject,
+			subject:     stored,
+			src:         &c.ackBuf,
+			gen:         c.ackBuf.gen,
 		},
 		Header:  r.Header,
 		Payload: r.Payload,

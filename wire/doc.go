@@ -10,7 +10,9 @@
 //
 //   - connect.go: [Connect] and [AppendConnect], with secret fields redacted
 //     from every formatted form.
-//   - pub.go: [AppendPub] and [AppendHPub].
+//   - pub.go: [AppendPub] and [AppendHPub], and [AppendPubText] and
+//     [AppendHPubText], which take the subject and reply as strings or
+//     byte slices ([Text]).
 //   - header.go: [AppendHeader] and the header-block check of HPUB.
 //   - sub.go: [AppendSub], [AppendQueueSub], [AppendUnsub].
 //   - ping.go: [AppendPing] and [AppendPong].

@@ -51,6 +51,10 @@ func FuzzSubject(f *testing.F) {
 		if (err == nil) != ok {
 			t.Fatalf("AppendPub(%q, %q) err=%v, reference ok=%v", subject, reply, err, ok)
 		}
+		text, textErr := AppendPubText([]byte("x"), []byte(subject), []byte(reply), payload, 1<<16)
+		if !bytes.Equal(text, out) || !sameSentinel(textErr, err) {
+			t.Fatalf("AppendPubText(%q, %q) = %q, %v; AppendPub gave %q, %v", subject, reply, text, textErr, out, err)
+		}
 		if err != nil {
 			if !bytes.Equal(out, dst) {
 				t.Fatalf("dst changed on error")
@@ -77,4 +81,14 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// sameSentinel reports whether a and b are both nil or both *Error with
+// the same sentinel.
+func sameSentinel(a, b error) bool {
+	var ea, eb *Error
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return errors.As(a, &ea) && errors.As(b, &eb) && ea.Err == eb.Err
 }

@@ -2,18 +2,31 @@ package wire
 
 import "strconv"
 
+// Text is the type of the subject and reply arguments of AppendPubText and
+// AppendHPubText: a string or a byte slice. The bytes are read during the
+// call only and never retained.
+type Text interface{ ~string | ~[]byte }
+
 // AppendPub appends "PUB <subject> [<reply>] <size>\r\n<payload>\r\n".
 // subject must pass ValidPublishSubject; reply, when not empty, too
 // (ErrInvalidReply); maxPayload is the server's max_payload and must be > 0;
 // len(payload) may be at most maxPayload; the control line may be at most
 // MaxControlLine bytes. On error dst is returned unchanged.
 func AppendPub(dst []byte, subject, reply string, payload []byte, maxPayload int) ([]byte, error) {
+	return AppendPubText(dst, subject, reply, payload, maxPayload)
+}
+
+// AppendPubText is AppendPub with the subject and the reply each given as a
+// string or a byte slice, so that a caller holding either in a reused
+// buffer needs no conversion. Same rules, same bytes; it does not allocate
+// when dst has room.
+func AppendPubText[S, R Text](dst []byte, subject S, reply R, payload []byte, maxPayload int) ([]byte, error) {
 	const op = "PUB"
 	if err := checkPub(op, subject, reply, len(payload), maxPayload); err != nil {
 		return dst, err
 	}
 	line := len("PUB ") + len(subject) + 1 + digits(len(payload)) + 2
-	if reply != "" {
+	if len(reply) > 0 {
 		line += len(reply) + 1
 	}
 	if line > MaxControlLine {
@@ -22,7 +35,7 @@ func AppendPub(dst []byte, subject, reply string, payload []byte, maxPayload int
 	dst = append(dst, "PUB "...)
 	dst = append(dst, subject...)
 	dst = append(dst, ' ')
-	if reply != "" {
+	if len(reply) > 0 {
 		dst = append(dst, reply...)
 		dst = append(dst, ' ')
 	}
@@ -38,6 +51,12 @@ func AppendPub(dst []byte, subject, reply string, payload []byte, maxPayload int
 // block and payload together may be at most maxPayload, as the server counts
 // them. Other rules as AppendPub. On error dst is returned unchanged.
 func AppendHPub(dst []byte, subject, reply string, header, payload []byte, maxPayload int) ([]byte, error) {
+	return AppendHPubText(dst, subject, reply, header, payload, maxPayload)
+}
+
+// AppendHPubText is AppendHPub with the subject and the reply each given
+// as a string or a byte slice (see AppendPubText).
+func AppendHPubText[S, R Text](dst []byte, subject S, reply R, header, payload []byte, maxPayload int) ([]byte, error) {
 	const op = "HPUB"
 	total := len(header) + len(payload)
 	if err := checkPub(op, subject, reply, total, maxPayload); err != nil {
@@ -47,7 +66,7 @@ func AppendHPub(dst []byte, subject, reply string, header, payload []byte, maxPa
 		return dst, err
 	}
 	line := len("HPUB ") + len(subject) + 1 + digits(len(header)) + 1 + digits(total) + 2
-	if reply != "" {
+	if len(reply) > 0 {
 		line += len(reply) + 1
 	}
 	if line > MaxControlLine {
@@ -56,7 +75,7 @@ func AppendHPub(dst []byte, subject, reply string, header, payload []byte, maxPa
 	dst = append(dst, "HPUB "...)
 	dst = append(dst, subject...)
 	dst = append(dst, ' ')
-	if reply != "" {
+	if len(reply) > 0 {
 		dst = append(dst, reply...)
 		dst = append(dst, ' ')
 	}
@@ -71,11 +90,11 @@ func AppendHPub(dst []byte, subject, reply string, header, payload []byte, maxPa
 
 // checkPub applies the rules PUB and HPUB share; size is what the server
 // compares with max_payload.
-func checkPub(op, subject, reply string, size, maxPayload int) error {
+func checkPub[S, R Text](op string, subject S, reply R, size, maxPayload int) error {
 	if r := subjectReason(subject, false); r != "" {
 		return fail(op, "subject", r, ErrInvalidSubject)
 	}
-	if reply != "" {
+	if len(reply) > 0 {
 		if r := subjectReason(reply, false); r != "" {
 			return fail(op, "reply", r, ErrInvalidReply)
 		}

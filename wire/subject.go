@@ -26,8 +26,8 @@ func ValidPublishSubject(s string) error {
 }
 
 // subjectReason returns why s is not a subject ("" when it is).
-func subjectReason(s string, wildcards bool) string {
-	if s == "" {
+func subjectReason[S Text](s S, wildcards bool) string {
+	if len(s) == 0 {
 		return "empty"
 	}
 	start := 0
@@ -38,19 +38,14 @@ func subjectReason(s string, wildcards bool) string {
 			}
 			continue
 		}
-		tok := s[start:i]
 		switch {
-		case tok == "":
+		case i == start:
 			return "empty token"
-		case tok == "*":
+		case i == start+1 && (s[start] == '*' || s[start] == '>'):
 			if !wildcards {
 				return "wildcard in a publish subject"
 			}
-		case tok == ">":
-			if !wildcards {
-				return "wildcard in a publish subject"
-			}
-			if i != len(s) {
+			if s[start] == '>' && i != len(s) {
 				return "'>' not the last token"
 			}
 		}

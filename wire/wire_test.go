@@ -272,12 +272,17 @@ func TestZeroAllocs(t *testing.T) {
 	buf := make([]byte, 0, 4096)
 	payload := make([]byte, 256)
 	hdr := []byte("NATS/1.0\r\nNats-Msg-Id: 7\r\n\r\n")
+	// Over the 32 bytes a string conversion may keep on the stack.
+	longReply := []byte("_INBOX.0123456789abcdefghijkl.123456")
 	tests := []struct {
 		name string
 		fn   func()
 	}{
 		{"PUB", func() { _, _ = AppendPub(buf[:0], "a.b", "_INBOX.x.1", payload, 1<<20) }},
 		{"HPUB", func() { _, _ = AppendHPub(buf[:0], "a.b", "_INBOX.x.1", hdr, payload, 1<<20) }},
+		{"PUB reply bytes", func() { _, _ = AppendPubText(buf[:0], "a.b", longReply, payload, 1<<20) }},
+		{"PUB subject and reply bytes", func() { _, _ = AppendPubText(buf[:0], longReply, longReply, payload, 1<<20) }},
+		{"HPUB reply bytes", func() { _, _ = AppendHPubText(buf[:0], "a.b", longReply, hdr, payload, 1<<20) }},
 		{"SUB", func() { _, _ = AppendSub(buf[:0], "_INBOX.x.*", "1") }},
 		{"UNSUB", func() { _, _ = AppendUnsub(buf[:0], "1", 5) }},
 		{"header", func() { _, _ = AppendHeader(buf[:0], "Nats-Msg-Id", "7") }},
@@ -286,6 +291,59 @@ func TestZeroAllocs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if a := testing.AllocsPerRun(100, tt.fn); a != 0 {
 				t.Errorf("%v allocs, want 0", a)
+			}
+		})
+	}
+}
+
+// TestAppendText checks that the string and byte-slice forms of the
+// subject and reply encode the same bytes and refuse the same input with
+// the same sentinel.
+func TestAppendText(t *testing.T) {
+	hdr := []byte("NATS/1.0\r\n\r\n")
+	tests := []struct {
+		name, subject, reply string
+		want                 error
+	}{
+		{"no reply", "a.b", "", nil},
+		{"reply", "$JS.ACK.S.C.1.2.3.4.0", "_INBOX.x.17", nil},
+		{"empty subject", "", "r", ErrInvalidSubject},
+		{"wildcard subject", "a.*", "r", ErrInvalidSubject},
+		{"full wildcard subject", "a.>", "r", ErrInvalidSubject},
+		{"empty token", "a..b", "r", ErrInvalidSubject},
+		{"reply with space", "a", "r r", ErrInvalidReply},
+		{"reply wildcard", "a", "r.>", ErrInvalidReply},
+		{"reply trailing dot", "a", "r.", ErrInvalidReply},
+		{"line past cap", pubSubjectFor(MaxControlLine + 1), "", ErrLineTooLong},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			type result struct {
+				Out string
+				Err bool
+			}
+			run := func(out []byte, err error) result {
+				if !errors.Is(err, tt.want) {
+					t.Errorf("error %v, want %v", err, tt.want)
+				}
+				return result{string(out), err != nil}
+			}
+			want := run(AppendPub([]byte("x"), tt.subject, tt.reply, []byte("p"), 10))
+			got := []result{
+				run(AppendPubText([]byte("x"), tt.subject, []byte(tt.reply), []byte("p"), 10)),
+				run(AppendPubText([]byte("x"), []byte(tt.subject), tt.reply, []byte("p"), 10)),
+				run(AppendPubText([]byte("x"), []byte(tt.subject), []byte(tt.reply), []byte("p"), 10)),
+			}
+			if diff := cmp.Diff([]result{want, want, want}, got); diff != "" {
+				t.Errorf("PUB forms (-want +got):\n%s", diff)
+			}
+			hwant := run(AppendHPub([]byte("x"), tt.subject, tt.reply, hdr, []byte("p"), 100))
+			hgot := []result{
+				run(AppendHPubText([]byte("x"), tt.subject, []byte(tt.reply), hdr, []byte("p"), 100)),
+				run(AppendHPubText([]byte("x"), []byte(tt.subject), []byte(tt.reply), hdr, []byte("p"), 100)),
+			}
+			if diff := cmp.Diff([]result{hwant, hwant}, hgot); diff != "" {
+				t.Errorf("HPUB forms (-want +got):\n%s", diff)
 			}
 		})
 	}
