@@ -16,6 +16,11 @@ import (
 
 // Limits of this package. Each has a test at the limit and one past it.
 const (
+	// MinReadCap is the smallest Config.MaxControlLine and Config.MaxHeader:
+	// 1 KiB holds the INFO of nats-server 2.14.6 and the longest MSG line
+	// a valid subscription and reply can make.
+	MinReadCap = 1 << 10
+
 	// DefaultMaxPayload is Config.MaxPayload when the field is zero: 64 KiB.
 	DefaultMaxPayload = 64 << 10
 	// MaxPayloadLimit caps Config.MaxPayload: 1 MiB, the server's default
@@ -98,6 +103,14 @@ type Config struct {
 	// 1 to MaxPayloadLimit; zero means DefaultMaxPayload. It sizes both
 	// buffers (see the package documentation).
 	MaxPayload int
+	// MaxControlLine caps each protocol line read from the server, CRLF
+	// counted, MinReadCap to parser.MaxLine bytes; zero means
+	// parser.MaxLine. The server's INFO must fit in it.
+	MaxControlLine int
+	// MaxHeader caps each message's header block, its blank line counted,
+	// MinReadCap to parser.MaxHeaderBlock bytes; zero means
+	// parser.MaxHeaderBlock.
+	MaxHeader int
 	// Dialer opens the socket; nil means a zero net.Dialer.
 	Dialer Dialer
 	// Rand is the source of the inbox prefix; nil means crypto/rand.
@@ -108,6 +121,8 @@ type Config struct {
 type validated struct {
 	Config
 	maxPayload int
+	maxLine    int
+	maxHeader  int
 	prefix     string
 	pinned     bool
 }
@@ -141,13 +156,26 @@ func (c *Config) validate() (validated, error) {
 	if v.maxPayload < 1 || v.maxPayload > MaxPayloadLimit {
 		return v, fmt.Errorf("%w: max payload", ErrInvalidConfig)
 	}
+	v.maxLine, v.maxHeader = c.MaxControlLine, c.MaxHeader
+	if v.maxLine == 0 {
+		v.maxLine = parser.MaxLine
+	}
+	if v.maxLine < MinReadCap || v.maxLine > parser.MaxLine {
+		return v, fmt.Errorf("%w: max control line", ErrInvalidConfig)
+	}
+	if v.maxHeader == 0 {
+		v.maxHeader = parser.MaxHeaderBlock
+	}
+	if v.maxHeader < MinReadCap || v.maxHeader > parser.MaxHeaderBlock {
+		return v, fmt.Errorf("%w: max header", ErrInvalidConfig)
+	}
 	v.pinned = c.SPKIPin != [sha256.Size]byte{}
 	return v, nil
 }
 
 // parserLimits are the caps of the connection's parser.
 func (v *validated) parserLimits() parser.Limits {
-	return parser.DefaultLimits(v.maxPayload)
+	return parser.Limits{MaxControlLine: v.maxLine, MaxHeader: v.maxHeader, MaxPayload: v.maxPayload}
 }
 
 // writeBufferSize is the capacity of the connection's write buffer.

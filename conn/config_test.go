@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/parser"
 )
 
 func x509Pool(t *testing.T) *x509.CertPool {
@@ -58,6 +59,16 @@ func TestConfigValidation(t *testing.T) {
 		{"max payload at limit", func(c *conn.Config) { c.MaxPayload = conn.MaxPayloadLimit }, true},
 		{"max payload past limit", func(c *conn.Config) { c.MaxPayload = conn.MaxPayloadLimit + 1 }, false},
 		{"max payload negative", func(c *conn.Config) { c.MaxPayload = -1 }, false},
+		{"max control line at minimum", func(c *conn.Config) { c.MaxControlLine = conn.MinReadCap }, true},
+		{"max control line under minimum", func(c *conn.Config) { c.MaxControlLine = conn.MinReadCap - 1 }, false},
+		{"max control line at limit", func(c *conn.Config) { c.MaxControlLine = parser.MaxLine }, true},
+		{"max control line past limit", func(c *conn.Config) { c.MaxControlLine = parser.MaxLine + 1 }, false},
+		{"max control line negative", func(c *conn.Config) { c.MaxControlLine = -1 }, false},
+		{"max header at minimum", func(c *conn.Config) { c.MaxHeader = conn.MinReadCap }, true},
+		{"max header under minimum", func(c *conn.Config) { c.MaxHeader = conn.MinReadCap - 1 }, false},
+		{"max header at limit", func(c *conn.Config) { c.MaxHeader = parser.MaxHeaderBlock }, true},
+		{"max header past limit", func(c *conn.Config) { c.MaxHeader = parser.MaxHeaderBlock + 1 }, false},
+		{"max header negative", func(c *conn.Config) { c.MaxHeader = -1 }, false},
 	}
 	errDialled := errors.New("dialled")
 	for _, tt := range tests {

@@ -39,10 +39,11 @@
 // # Memory
 //
 // A Conn is not safe for concurrent use; the caller serialises its calls.
-// Its memory is fixed at Dial by Config.MaxPayload, P below:
+// Its memory is fixed at Dial by Config.MaxPayload, P below, and the read
+// caps Config.MaxControlLine and Config.MaxHeader (8 KiB each by default):
 //
-//   - read buffer, owned by the parser: 16 KiB + P + 2 bytes
-//     (parser.MaxLine, parser.MaxHeaderBlock, the payload and its CRLF);
+//   - read buffer, owned by the parser: the two read caps + P + 2 bytes,
+//     16 KiB + P + 2 by default (the payload and its CRLF);
 //   - write buffer: 12 KiB + P + 2 bytes (MaxOutboundLine,
 //     parser.MaxHeaderBlock, the payload and its CRLF), at least
 //     MaxConnectLen;

@@ -652,3 +652,39 @@ func TestFakeWrongPeer(t *testing.T) {
 		t.Errorf("the wrong peer saw %d bytes (script: %v)", len(rec.Plain), rec.Err)
 	}
 }
+
+// TestFakeConfiguredLineCap: Config.MaxControlLine caps what is read from
+// the server. An INFO line exactly at the cap is read; one byte past it is
+// refused with the parser's sentinel before anything else is sent.
+func TestFakeConfiguredLineCap(t *testing.T) {
+	longInfo := func(lineLen int) string {
+		pad := lineLen - len("INFO ") - len(" \r\n") - len(`{"proto":1,"headers":true,"max_payload":1024,"p":""}`)
+		return `{"proto":1,"headers":true,"max_payload":1024,"p":"` + strings.Repeat("x", pad) + `"}`
+	}
+	t.Run("at the cap", func(t *testing.T) {
+		f := startFake(t, fakeserver.Config{Script: script(greet(longInfo(conn.MinReadCap)), steps(fakeserver.WaitClose()))})
+		cfg := f.config(t)
+		cfg.MaxControlLine = conn.MinReadCap
+		c, err := f.dial(t, cfg)
+		if err != nil {
+			t.Fatalf("Dial: %v", err)
+		}
+		_ = c.Close()
+	})
+	t.Run("past the cap", func(t *testing.T) {
+		f := startFake(t, fakeserver.Config{Script: steps(fakeserver.Handshake(), fakeserver.Send(fakeserver.Info(longInfo(conn.MinReadCap+1))), fakeserver.WaitClose())})
+		cfg := f.config(t)
+		cfg.MaxControlLine = conn.MinReadCap
+		ctx, cancel := context.WithTimeout(t.Context(), dialWithin)
+		defer cancel()
+		c, err := conn.Dial(ctx, cfg)
+		if err == nil {
+			_ = c.Close()
+			t.Fatal("Dial succeeded")
+		}
+		var he *conn.HandshakeError
+		if !errors.As(err, &he) || he.Step != conn.StepInfo || !errors.Is(err, parser.ErrLineTooLong) {
+			t.Fatalf("Dial: %v, want a handshake error at the INFO step matching parser.ErrLineTooLong", err)
+		}
+	})
+}

@@ -9,6 +9,8 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latent-systems/latent-nats/parser"
 )
 
 func TestRandomToken(t *testing.T) {
@@ -227,11 +229,15 @@ func TestRequestPathAllocations(t *testing.T) {
 // states.
 func TestBufferSizes(t *testing.T) {
 	for _, p := range []int{1, DefaultMaxPayload, MaxPayloadLimit} {
-		v := validated{maxPayload: p}
+		v := validated{maxPayload: p, maxLine: parser.MaxLine, maxHeader: parser.MaxHeaderBlock}
 		got := [2]int{v.parserLimits().BufferSize(), writeBufferSize(p)}
 		want := [2]int{16<<10 + p + 2, max(12<<10+p+2, MaxConnectLen)}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("payload %d: [read, write] buffer bytes (-want +got):\n%s", p, diff)
 		}
+	}
+	small := validated{maxPayload: 1, maxLine: MinReadCap, maxHeader: MinReadCap}
+	if got, want := small.parserLimits().BufferSize(), 2*MinReadCap+1+2; got != want {
+		t.Errorf("smallest caps: read buffer %d bytes, want %d", got, want)
 	}
 }

@@ -164,25 +164,35 @@ const ClientName = "latent-nats-trigger"
 // dialConn opens the production link: one handshake-first TLS connection
 // to the tenant's exact destination with its credential.
 func (t *Triggers) dialConn(ctx context.Context, ts *tenantState) (link, error) {
-	d := ts.cfg.Destination
-	cfg := conn.Config{
-		Addr:       d.Address,
-		ServerName: d.ServerName,
-		Roots:      ts.roots,
-		SPKIPin:    ts.pin,
-		Credential: ts.cred.Secret,
-		Name:       ClientName,
-		MaxPayload: ts.maxPayload,
-		Dialer:     t.pools.dialer,
-	}
-	if d.AllowNonPublic {
-		cfg.AllowNonPublic = d.Address.Addr()
-	}
+	cfg := t.connConfig(ts)
 	c, err := conn.Dial(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	return &connLink{c: c, now: t.now}, nil
+}
+
+// connConfig is the connection configuration of a tenant: its exact
+// destination and credential, the installation's read caps, and the
+// largest payload any of its bindings or the consumer info can carry.
+func (t *Triggers) connConfig(ts *tenantState) conn.Config {
+	d := ts.cfg.Destination
+	cfg := conn.Config{
+		Addr:           d.Address,
+		ServerName:     d.ServerName,
+		Roots:          ts.roots,
+		SPKIPin:        ts.pin,
+		Credential:     ts.cred.Secret,
+		Name:           ClientName,
+		MaxPayload:     ts.maxPayload,
+		MaxControlLine: t.cfg.MaxControlLineBytes,
+		MaxHeader:      t.cfg.MaxHeaderBytes,
+		Dialer:         t.pools.dialer,
+	}
+	if d.AllowNonPublic {
+		cfg.AllowNonPublic = d.Address.Addr()
+	}
+	return cfg
 }
 
 // connLink is a *conn.Conn driven by pull.Consumers.
