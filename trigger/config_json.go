@@ -3,6 +3,8 @@ package trigger
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
 
 // The canonical encoding of a Config is exactly what encoding/json's
@@ -57,7 +59,7 @@ func ParseConfig(b []byte) (Config, error) {
 	c, root, vs := decodeConfig(b)
 	if len(vs.list) == 0 && !vs.truncated {
 		if canon := c.encode(); !bytes.Equal(b, canon) {
-			vs.add(root.locate(firstDifference(b, canon), ""), RuleNotCanonical)
+			vs.add(root.Locate(firstDifference(b, canon)), RuleNotCanonical)
 		}
 	}
 	if err := vs.err(); err != nil {
@@ -92,13 +94,13 @@ func CanonicalConfig(b []byte) ([]byte, error) {
 // a consequence of it. An array longer than its bound is one RuleCount
 // violation, and only its first elements (as many as the bound) are
 // decoded and validated.
-func decodeConfig(b []byte) (Config, *jsonNode, violationList) {
+func decodeConfig(b []byte) (Config, *jsontree.Node, violationList) {
 	var vs violationList
 	if len(b) > MaxConfigBytes {
 		vs.add("", RuleTooLarge)
 		return Config{}, nil, vs
 	}
-	root, ok := parseJSONTree(b, &vs)
+	root, ok := parseTree(b, &vs)
 	if !ok {
 		return Config{}, nil, vs
 	}

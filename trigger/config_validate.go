@@ -2,9 +2,10 @@ package trigger
 
 import (
 	"net/netip"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
 
 // Validate checks every bound and rule of the profile and returns a
@@ -43,19 +44,6 @@ func (vs *violationList) err() error {
 	return &ConfigError{Violations: vs.list, Truncated: vs.truncated}
 }
 
-// pathField joins a key to a path.
-func pathField(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// pathIndex joins an array index to a path.
-func pathIndex(path string, i int) string {
-	return path + "[" + strconv.Itoa(i) + "]"
-}
-
 // validate records every violation of c.
 func (c Config) validate(vs *violationList) {
 	if c.Profile != ProfileName {
@@ -70,18 +58,18 @@ func (c Config) validate(vs *violationList) {
 	}
 	tenants := make(map[string]int, len(c.Tenants)) // ID -> first index
 	for i, t := range c.Tenants {
-		p := pathIndex("tenants", i)
+		p := jsontree.Index("tenants", i)
 		if !validID(t.ID) {
-			vs.add(pathField(p, "id"), RuleID)
+			vs.add(jsontree.Field(p, "id"), RuleID)
 		} else if _, dup := tenants[t.ID]; dup {
-			vs.add(pathField(p, "id"), RuleDuplicateID)
+			vs.add(jsontree.Field(p, "id"), RuleDuplicateID)
 		} else {
 			tenants[t.ID] = i
 		}
 		if !validID(t.ProviderID) {
-			vs.add(pathField(p, "provider_id"), RuleID)
+			vs.add(jsontree.Field(p, "provider_id"), RuleID)
 		}
-		t.Destination.validate(vs, pathField(p, "destination"))
+		t.Destination.validate(vs, jsontree.Field(p, "destination"))
 	}
 
 	if n := len(c.Bindings); n < MinBindings || n > MaxBindings {
@@ -92,18 +80,18 @@ func (c Config) validate(vs *violationList) {
 	pairs := make(map[[2]string]bool, len(c.Bindings))
 	filters := make(map[string]string, len(c.Bindings)) // filter subject -> tenant
 	for i, b := range c.Bindings {
-		p := pathIndex("bindings", i)
+		p := jsontree.Index("bindings", i)
 		if !validID(b.ID) {
-			vs.add(pathField(p, "id"), RuleID)
+			vs.add(jsontree.Field(p, "id"), RuleID)
 		} else if ids[b.ID] {
-			vs.add(pathField(p, "id"), RuleDuplicateID)
+			vs.add(jsontree.Field(p, "id"), RuleDuplicateID)
 		} else {
 			ids[b.ID] = true
 		}
 		if !validID(b.Tenant) {
-			vs.add(pathField(p, "tenant"), RuleID)
+			vs.add(jsontree.Field(p, "tenant"), RuleID)
 		} else if ti, ok := tenants[b.Tenant]; !ok {
-			vs.add(pathField(p, "tenant"), RuleUnknownTenant)
+			vs.add(jsontree.Field(p, "tenant"), RuleUnknownTenant)
 		} else {
 			used[ti] = true
 		}
@@ -112,48 +100,48 @@ func (c Config) validate(vs *violationList) {
 			{"contract", b.Contract}, {"function", b.Function},
 		} {
 			if !validName(n.val) {
-				vs.add(pathField(p, n.key), RuleName)
+				vs.add(jsontree.Field(p, n.key), RuleName)
 			}
 		}
 		if b.Route != "" && !validName(b.Route) {
-			vs.add(pathField(p, "route"), RuleName)
+			vs.add(jsontree.Field(p, "route"), RuleName)
 		}
 		streamOK, consumerOK := validAssetName(b.Stream), validAssetName(b.Consumer)
 		if !streamOK {
-			vs.add(pathField(p, "stream"), RuleAssetName)
+			vs.add(jsontree.Field(p, "stream"), RuleAssetName)
 		}
 		if !consumerOK {
-			vs.add(pathField(p, "consumer"), RuleAssetName)
+			vs.add(jsontree.Field(p, "consumer"), RuleAssetName)
 		}
 		if pair := [2]string{b.Stream, b.Consumer}; streamOK && consumerOK {
 			if pairs[pair] {
-				vs.add(pathField(p, "consumer"), RuleDuplicateConsumer)
+				vs.add(jsontree.Field(p, "consumer"), RuleDuplicateConsumer)
 			}
 			pairs[pair] = true
 		}
 		if r := subjectRule(b.FilterSubject); r != 0 {
-			vs.add(pathField(p, "filter_subject"), r)
+			vs.add(jsontree.Field(p, "filter_subject"), r)
 		} else if owner, seen := filters[b.FilterSubject]; seen && owner != b.Tenant {
-			vs.add(pathField(p, "filter_subject"), RuleSharedFilter)
+			vs.add(jsontree.Field(p, "filter_subject"), RuleSharedFilter)
 		} else if !seen {
 			filters[b.FilterSubject] = b.Tenant
 		}
-		checkRange(vs, pathField(p, "max_payload_bytes"), b.MaxPayloadBytes, MinPayloadBytes, MaxPayloadBytes)
-		timeoutOK := checkRange(vs, pathField(p, "operation_timeout_ms"), b.OperationTimeoutMS, MinOperationTimeoutMS, MaxOperationTimeoutMS)
-		if checkRange(vs, pathField(p, "root_budget_ms"), b.RootBudgetMS, MinRootBudgetMS, MaxOperationTimeoutMS) &&
+		checkRange(vs, jsontree.Field(p, "max_payload_bytes"), b.MaxPayloadBytes, MinPayloadBytes, MaxPayloadBytes)
+		timeoutOK := checkRange(vs, jsontree.Field(p, "operation_timeout_ms"), b.OperationTimeoutMS, MinOperationTimeoutMS, MaxOperationTimeoutMS)
+		if checkRange(vs, jsontree.Field(p, "root_budget_ms"), b.RootBudgetMS, MinRootBudgetMS, MaxOperationTimeoutMS) &&
 			timeoutOK && b.RootBudgetMS > b.OperationTimeoutMS {
-			vs.add(pathField(p, "root_budget_ms"), RuleBudgetOverTimeout)
+			vs.add(jsontree.Field(p, "root_budget_ms"), RuleBudgetOverTimeout)
 		}
-		checkRange(vs, pathField(p, "max_deliver"), b.MaxDeliver, MinMaxDeliver, MaxMaxDeliver)
-		if checkRange(vs, pathField(p, "ack_wait_ms"), b.AckWaitMS, MinOperationTimeoutMS+AckWaitMarginMS, MaxAckWaitMS) &&
+		checkRange(vs, jsontree.Field(p, "max_deliver"), b.MaxDeliver, MinMaxDeliver, MaxMaxDeliver)
+		if checkRange(vs, jsontree.Field(p, "ack_wait_ms"), b.AckWaitMS, MinOperationTimeoutMS+AckWaitMarginMS, MaxAckWaitMS) &&
 			timeoutOK && b.AckWaitMS < b.OperationTimeoutMS+AckWaitMarginMS {
-			vs.add(pathField(p, "ack_wait_ms"), RuleAckWaitTooShort)
+			vs.add(jsontree.Field(p, "ack_wait_ms"), RuleAckWaitTooShort)
 		}
-		checkRange(vs, pathField(p, "nak_delay_ms"), b.NakDelayMS, MinNakDelayMS, MaxNakDelayMS)
+		checkRange(vs, jsontree.Field(p, "nak_delay_ms"), b.NakDelayMS, MinNakDelayMS, MaxNakDelayMS)
 	}
 	for i, u := range used {
 		if !u && validID(c.Tenants[i].ID) && tenants[c.Tenants[i].ID] == i {
-			vs.add(pathIndex("tenants", i), RuleUnusedTenant)
+			vs.add(jsontree.Index("tenants", i), RuleUnusedTenant)
 		}
 	}
 	if vs.full() {
@@ -181,20 +169,20 @@ func (d Destination) validate(vs *violationList, path string) {
 	switch {
 	case !d.Address.IsValid() || !addr.Is4() || d.Address.Port() == 0,
 		addr.IsUnspecified(), addr.IsMulticast(), addr == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
-		vs.add(pathField(path, "address"), RuleAddress)
+		vs.add(jsontree.Field(path, "address"), RuleAddress)
 	case !isPublic(addr) && !d.AllowNonPublic:
-		vs.add(pathField(path, "address"), RuleNonPublic)
+		vs.add(jsontree.Field(path, "address"), RuleNonPublic)
 	case isPublic(addr) && d.AllowNonPublic:
-		vs.add(pathField(path, "allow_non_public"), RuleNeedlessOptIn)
+		vs.add(jsontree.Field(path, "allow_non_public"), RuleNeedlessOptIn)
 	}
 	if !validServerName(d.ServerName) {
-		vs.add(pathField(path, "server_name"), RuleServerName)
+		vs.add(jsontree.Field(path, "server_name"), RuleServerName)
 	}
 	if _, err := parseRoots(d.RootCAsPEM); err != nil {
-		vs.add(pathField(path, "root_cas_pem"), RuleRootCAs)
+		vs.add(jsontree.Field(path, "root_cas_pem"), RuleRootCAs)
 	}
 	if d.SPKISHA256 != "" && !validPin(d.SPKISHA256) {
-		vs.add(pathField(path, "spki_sha256"), RuleSPKIPin)
+		vs.add(jsontree.Field(path, "spki_sha256"), RuleSPKIPin)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/latent-systems/latent-nats/credential"
+
+	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
 
 // Credential is one tenant's broker credential, bound to that tenant, its
@@ -76,28 +78,28 @@ func MatchCredentials(cfg Config, creds []Credential) ([]Credential, error) {
 	out := make([]Credential, len(cfg.Tenants))
 	have := make([]bool, len(cfg.Tenants))
 	for i, c := range creds {
-		p := pathIndex("credentials", i)
+		p := jsontree.Index("credentials", i)
 		ti := cfg.TenantIndex(c.Tenant)
 		if ti < 0 {
-			vs.add(pathField(p, "tenant"), RuleCredentialUnknownTenant)
+			vs.add(jsontree.Field(p, "tenant"), RuleCredentialUnknownTenant)
 			continue
 		}
 		if have[ti] {
-			vs.add(pathField(p, "tenant"), RuleCredentialDuplicate)
+			vs.add(jsontree.Field(p, "tenant"), RuleCredentialDuplicate)
 			continue
 		}
 		t := cfg.Tenants[ti]
 		ok := true
 		if c.ProviderID != t.ProviderID {
-			vs.add(pathField(p, "provider_id"), RuleCredentialProvider)
+			vs.add(jsontree.Field(p, "provider_id"), RuleCredentialProvider)
 			ok = false
 		}
 		if c.Destination != t.Destination {
-			vs.add(pathField(p, "destination"), RuleCredentialDestination)
+			vs.add(jsontree.Field(p, "destination"), RuleCredentialDestination)
 			ok = false
 		}
 		if c.Secret.Wiped() {
-			vs.add(pathField(p, "secret"), RuleCredentialSecret)
+			vs.add(jsontree.Field(p, "secret"), RuleCredentialSecret)
 			ok = false
 		}
 		have[ti] = true
@@ -107,7 +109,7 @@ func MatchCredentials(cfg Config, creds []Credential) ([]Credential, error) {
 	}
 	for i, h := range have {
 		if !h {
-			vs.add(pathIndex("tenants", i), RuleCredentialMissing)
+			vs.add(jsontree.Index("tenants", i), RuleCredentialMissing)
 		}
 	}
 	if len(vs.list) > 0 || vs.truncated {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/internal/jsontree"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -26,6 +27,12 @@ const (
 	// bound for a whole .creds file, the largest kind.
 	MaxSecretFileBytes = credential.MaxCredsBytes
 )
+
+// maxDepth bounds the nesting of the credentials file: no value may sit
+// deeper (the document is at depth 0). The schema needs four levels
+// (document, list, entry, destination); anything deeper is a syntax
+// violation.
+const maxDepth = 8
 
 // The credentials file's keys.
 const (
@@ -43,22 +50,41 @@ const (
 	keySPKISHA256     = "spki_sha256"
 )
 
+// The credentials file is decoded in two passes, as the configuration is:
+// parseTree reads the JSON into a tree that keeps every key (duplicates
+// included) in order; the schema below then walks that tree and reports
+// unknown, duplicate and missing keys and wrong types with their paths
+// instead of stopping at the first.
+
+// parseTree reads exactly one JSON value from b. It returns false for a
+// syntax error, a value deeper than maxDepth or data after the value.
+// jsontree.Parse bounds the nesting of containers, so a container may open
+// at maxDepth (and must then be empty); the scalars it would admit one
+// level further are refused here.
+func parseTree(b []byte) (*jsontree.Node, bool) {
+	root, err := jsontree.Parse(b, maxDepth+1)
+	if err != nil || root.Depth() > maxDepth {
+		return nil, false
+	}
+	return root, true
+}
+
 // field is one key of an object in the schema.
 type field struct {
 	key      string
-	kind     kind
+	kind     jsontree.Kind
 	required bool
 }
 
 // entrySchema returns the keys of one credential entry.
 func entrySchema() []field {
 	return []field{
-		{keyTenant, kindString, true},
-		{keyProviderID, kindString, true},
-		{keyDestination, kindObject, true},
-		{keyKind, kindString, true},
-		{keyFile, kindString, true},
-		{keyUser, kindString, false},
+		{keyTenant, jsontree.KindString, true},
+		{keyProviderID, jsontree.KindString, true},
+		{keyDestination, jsontree.KindObject, true},
+		{keyKind, jsontree.KindString, true},
+		{keyFile, jsontree.KindString, true},
+		{keyUser, jsontree.KindString, false},
 	}
 }
 
@@ -66,11 +92,11 @@ func entrySchema() []field {
 // types as a tenant's destination in the configuration JSON.
 func destinationSchema() []field {
 	return []field{
-		{keyAddress, kindString, true},
-		{keyServerName, kindString, true},
-		{keyRootCAsPEM, kindString, true},
-		{keyAllowNonPublic, kindBool, false},
-		{keySPKISHA256, kindString, false},
+		{keyAddress, jsontree.KindString, true},
+		{keyServerName, jsontree.KindString, true},
+		{keyRootCAsPEM, jsontree.KindString, true},
+		{keyAllowNonPublic, jsontree.KindBool, false},
+		{keySPKISHA256, jsontree.KindString, false},
 	}
 }
 
@@ -111,23 +137,23 @@ func loadCredentials(path string, now time.Time) *loaded {
 		return l
 	}
 	s := schema{}
-	top := s.object(root, "", []field{{keyCredentials, kindArray, true}})
+	top := s.object(root, "", []field{{keyCredentials, jsontree.KindArray, true}})
 	list, ok := top[keyCredentials]
 	if !ok {
 		l.vs = append(l.vs, s.vs...)
 		return l
 	}
 	l.listed = true
-	if n := len(list.elems); n < 1 || n > trigger.MaxTenants {
+	if n := len(list.Elems); n < 1 || n > trigger.MaxTenants {
 		s.add(keyCredentials, RuleCount, nil)
 	}
 	dir := filepath.Dir(path)
-	for i, e := range list.elems {
+	for i, e := range list.Elems {
 		if i == trigger.MaxTenants {
 			break
 		}
 		before := len(s.vs)
-		c := s.entry(e, pathIndex(keyCredentials, i), dir, now)
+		c := s.entry(e, jsontree.Index(keyCredentials, i), dir, now)
 		l.creds = append(l.creds, c)
 		l.broken = append(l.broken, len(s.vs) > before)
 	}
@@ -147,33 +173,33 @@ func (s *schema) add(path string, r Rule, cause error) {
 // object checks n against fields and returns the members present with the
 // right type. Unknown, duplicate and missing keys and wrong types are
 // violations.
-func (s *schema) object(n *node, path string, fields []field) map[string]*node {
-	out := make(map[string]*node, len(fields))
-	if n.kind != kindObject {
+func (s *schema) object(n *jsontree.Node, path string, fields []field) map[string]*jsontree.Node {
+	out := make(map[string]*jsontree.Node, len(fields))
+	if n.Kind != jsontree.KindObject {
 		s.add(path, RuleWrongType, nil)
 		return out
 	}
-	seen := make(map[string]bool, len(n.members))
-	for _, m := range n.members {
-		p := pathField(path, m.key)
-		if seen[m.key] {
+	seen := make(map[string]bool, len(n.Members))
+	for _, m := range n.Members {
+		p := jsontree.Field(path, m.Key)
+		if seen[m.Key] {
 			s.add(p, RuleDuplicateKey, nil)
 			continue
 		}
-		seen[m.key] = true
-		f, known := lookupField(fields, m.key)
+		seen[m.Key] = true
+		f, known := lookupField(fields, m.Key)
 		switch {
 		case !known:
 			s.add(p, RuleUnknownField, nil)
-		case m.val.kind != f.kind:
+		case m.Value.Kind != f.kind:
 			s.add(p, RuleWrongType, nil)
 		default:
-			out[m.key] = m.val
+			out[m.Key] = m.Value
 		}
 	}
 	for _, f := range fields {
 		if f.required && !seen[f.key] {
-			s.add(pathField(path, f.key), RuleMissingField, nil)
+			s.add(jsontree.Field(path, f.key), RuleMissingField, nil)
 		}
 	}
 	return out
@@ -190,30 +216,30 @@ func lookupField(fields []field, key string) (field, bool) {
 
 // entry decodes one credential entry and loads its secret when everything
 // it needs is present.
-func (s *schema) entry(n *node, path, dir string, now time.Time) trigger.Credential {
+func (s *schema) entry(n *jsontree.Node, path, dir string, now time.Time) trigger.Credential {
 	m := s.object(n, path, entrySchema())
 	var c trigger.Credential
 	if v, ok := m[keyTenant]; ok {
-		c.Tenant = v.text
+		c.Tenant = v.Text
 	}
 	if v, ok := m[keyProviderID]; ok {
-		c.ProviderID = v.text
+		c.ProviderID = v.Text
 	}
 	if v, ok := m[keyDestination]; ok {
-		c.Destination = s.destination(v, pathField(path, keyDestination))
+		c.Destination = s.destination(v, jsontree.Field(path, keyDestination))
 	}
 	k, kindOK := credential.Kind(0), false
 	if v, ok := m[keyKind]; ok {
-		if k, kindOK = parseKind(v.text); !kindOK {
-			s.add(pathField(path, keyKind), RuleKind, nil)
+		if k, kindOK = parseKind(v.Text); !kindOK {
+			s.add(jsontree.Field(path, keyKind), RuleKind, nil)
 		}
 	}
 	user, hasUser := m[keyUser]
 	if kindOK && hasUser != (k == credential.KindUserPassword) {
 		if hasUser {
-			s.add(pathField(path, keyUser), RuleUnknownField, nil)
+			s.add(jsontree.Field(path, keyUser), RuleUnknownField, nil)
 		} else {
-			s.add(pathField(path, keyUser), RuleMissingField, nil)
+			s.add(jsontree.Field(path, keyUser), RuleMissingField, nil)
 		}
 		kindOK = false
 	}
@@ -223,35 +249,35 @@ func (s *schema) entry(n *node, path, dir string, now time.Time) trigger.Credent
 	}
 	u := ""
 	if hasUser {
-		u = user.text
+		u = user.Text
 	}
-	c.Secret = s.secret(pathField(path, keyFile), resolve(dir, file.text), k, u, now)
+	c.Secret = s.secret(jsontree.Field(path, keyFile), resolve(dir, file.Text), k, u, now)
 	return c
 }
 
 // destination decodes a destination object.
-func (s *schema) destination(n *node, path string) trigger.Destination {
+func (s *schema) destination(n *jsontree.Node, path string) trigger.Destination {
 	m := s.object(n, path, destinationSchema())
 	var d trigger.Destination
 	if v, ok := m[keyAddress]; ok {
-		ap, err := netip.ParseAddrPort(v.text)
+		ap, err := netip.ParseAddrPort(v.Text)
 		if err != nil || !ap.Addr().Is4() {
-			s.add(pathField(path, keyAddress), RuleAddress, nil)
+			s.add(jsontree.Field(path, keyAddress), RuleAddress, nil)
 		} else {
 			d.Address = ap
 		}
 	}
 	if v, ok := m[keyServerName]; ok {
-		d.ServerName = v.text
+		d.ServerName = v.Text
 	}
 	if v, ok := m[keyRootCAsPEM]; ok {
-		d.RootCAsPEM = v.text
+		d.RootCAsPEM = v.Text
 	}
 	if v, ok := m[keyAllowNonPublic]; ok {
-		d.AllowNonPublic = v.bool
+		d.AllowNonPublic = v.Bool
 	}
 	if v, ok := m[keySPKISHA256]; ok {
-		d.SPKISHA256 = v.text
+		d.SPKISHA256 = v.Text
 	}
 	return d
 }

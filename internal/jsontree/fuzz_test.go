@@ -1,0 +1,115 @@
+package jsontree
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fuzzDepth is the bound FuzzParse parses with: small, so that the fuzzer
+// reaches it.
+const fuzzDepth = 4
+
+// FuzzParse checks that Parse accepts exactly the JSON documents
+// encoding/json accepts, bar those nested past the bound; that an accepted
+// tree holds what encoding/json decodes (the last of duplicate keys
+// winning there); that spans nest and follow each other and locate every
+// value's path; and that every error is a *ParseError with a printable
+// path.
+func FuzzParse(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		root, err := Parse(b, fuzzDepth)
+		if err != nil {
+			pe, ok := errors.AsType[*ParseError](err)
+			if !ok {
+				t.Fatalf("error %T is not a *ParseError", err)
+			}
+			if pe.Err != ErrSyntax && pe.Err != ErrTooDeep && pe.Err != ErrTrailingData {
+				t.Fatalf("ParseError wraps %v", pe.Err)
+			}
+			for i := 0; i < len(pe.Path); i++ {
+				if c := pe.Path[i]; c < 0x20 || c > 0x7e {
+					t.Fatalf("path %q holds byte %#x", pe.Path, c)
+				}
+			}
+			if json.Valid(b) && pe.Err != ErrTooDeep {
+				t.Fatalf("valid json refused: %v at %q", err, pe.Path)
+			}
+			return
+		}
+		if !json.Valid(b) {
+			t.Fatal("invalid json accepted")
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("encoding/json refuses an accepted document: %v", err)
+		}
+		if diff := cmp.Diff(want, plain(root)); diff != "" {
+			t.Fatalf("tree differs from encoding/json (-want +got):\n%s", diff)
+		}
+		if root.Start < 0 || root.End > int64(len(b)) {
+			t.Fatalf("root span [%d, %d) outside the input of %d bytes", root.Start, root.End, len(b))
+		}
+		checkNode(t, root, root, "", 0)
+	})
+}
+
+// plain converts a tree to what encoding/json decodes into an any.
+func plain(n *Node) any {
+	switch n.Kind {
+	case KindBool:
+		return n.Bool
+	case KindNumber:
+		return json.Number(n.Text)
+	case KindString:
+		return n.Text
+	case KindArray:
+		out := make([]any, 0, len(n.Elems))
+		for _, e := range n.Elems {
+			out = append(out, plain(e))
+		}
+		return out
+	case KindObject:
+		out := make(map[string]any, len(n.Members))
+		for _, m := range n.Members {
+			out[m.Key] = plain(m.Value)
+		}
+		return out
+	default:
+		return nil
+	}
+}
+
+// checkNode checks the depth bound and the spans of n, at path and depth,
+// and that root locates n's last byte at path.
+func checkNode(t *testing.T, root, n *Node, path string, depth int) {
+	t.Helper()
+	if depth > fuzzDepth || (n.Kind == KindArray || n.Kind == KindObject) && depth >= fuzzDepth {
+		t.Fatalf("%s at %q is at depth %d, bound %d", n.Kind, path, depth, fuzzDepth)
+	}
+	if n.Start >= n.End {
+		t.Fatalf("empty span [%d, %d) at %q", n.Start, n.End, path)
+	}
+	if got := root.Locate(n.End - 1); got != path {
+		t.Fatalf("Locate(%d) = %q, want %q", n.End-1, got, path)
+	}
+	prev := n.Start
+	child := func(c *Node, p string) {
+		if c.Start < prev || c.End > n.End {
+			t.Fatalf("span [%d, %d) at %q is outside [%d, %d) or before its sibling", c.Start, c.End, p, prev, n.End)
+		}
+		prev = c.End
+		checkNode(t, root, c, p, depth+1)
+	}
+	for i, e := range n.Elems {
+		child(e, Index(path, i))
+	}
+	for _, m := range n.Members {
+		child(m.Value, Key(path, m.Key))
+	}
+}
