@@ -7,8 +7,8 @@ import (
 )
 
 // TestZeroAllocs asserts that Next allocates nothing per frame in steady
-// state, for every benchmark shape and for the ops without a body, and that
-// HeaderValue allocates nothing.
+// state, for every benchmark shape, for the ops without a body and for the
+// empty reply token, and that HeaderValue allocates nothing.
 func TestZeroAllocs(t *testing.T) {
 	frames := map[string][]byte{
 		"PING": []byte("PING\r\n"),
@@ -16,6 +16,9 @@ func TestZeroAllocs(t *testing.T) {
 		"+OK":  []byte("+OK\r\n"),
 		"-ERR": []byte("-ERR 'Stale Connection'\r\n"),
 		"INFO": []byte("INFO " + infoJSON + " \r\n"),
+		// The server's empty reply token, as system services answer.
+		"MSG empty reply":  []byte("MSG _INBOX.x.1 1  5\r\nhello\r\n"),
+		"HMSG empty reply": []byte("HMSG _INBOX.x.1 1  12 14\r\nNATS/1.0\r\n\r\nhi\r\n"),
 	}
 	for _, s := range frametest.Shapes() {
 		frames[s.Name] = s.Frame

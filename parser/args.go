@@ -5,8 +5,15 @@ import (
 	"math/bits"
 )
 
-// maxArgs is the most argument tokens any op takes (HMSG with a reply).
-const maxArgs = 5
+const (
+	// maxArgs is the most argument tokens any op takes (HMSG with a reply).
+	maxArgs = 5
+	// maxMsgArgs is the most argument tokens of MSG (with a reply).
+	maxMsgArgs = 4
+	// replyArg is the position of the reply among the arguments of MSG and
+	// HMSG (after subject and sid), the one place an empty token may stand.
+	replyArg = 2
+)
 
 // span is a token's [start, end) offsets from the start of its frame. Offsets,
 // not slices, survive the buffer compaction that may happen while the rest
@@ -14,14 +21,21 @@ const maxArgs = 5
 type span struct{ start, end int }
 
 // splitArgs splits args (which begins at offset base of the frame) on single
-// spaces into dst. A token is one or more bytes other than space, tab, CR and
-// LF; empty tokens (leading, trailing or doubled spaces), a tab or CR
-// anywhere, and more than len(dst) tokens are malformed. It returns the
-// number of tokens, or -1 with a reason.
-func splitArgs(args []byte, base int, dst *[maxArgs]span) (int, string) {
+// spaces into dst, at most limit (<= maxArgs) tokens. A token is one or more
+// bytes other than space, tab, CR and LF; empty tokens (leading, trailing or
+// doubled spaces), a tab or CR anywhere, and more than limit tokens are
+// malformed, with one exception: the empty reply token nats-server writes for
+// a reply that is present but empty ("MSG <subject> <sid>  <size>", two
+// spaces). An empty token at position replyArg with a space after it is
+// skipped, as if absent, and at most limit-1 tokens may then be stored, so
+// what remains has the shape of the frame without a reply (a reply token
+// after it is one too many). Only one token is ever skipped. It returns the
+// number of tokens stored, or -1 with a reason.
+func splitArgs(args []byte, base, limit int, dst *[maxArgs]span) (int, string) {
 	n := 0
 	tok := 0
 	i := 0
+	skipped := false
 	for {
 		i = nextSeparator(args, i)
 		if i < len(args) {
@@ -38,15 +52,20 @@ func splitArgs(args []byte, base int, dst *[maxArgs]span) (int, string) {
 			}
 		}
 		if i == tok {
-			return -1, "empty argument"
-		}
-		if n == len(dst) {
-			return -1, "too many arguments"
-		}
-		dst[n] = span{base + tok, base + i}
-		n++
-		if i == len(args) {
-			return n, ""
+			if n != replyArg || i == len(args) || skipped {
+				return -1, "empty argument"
+			}
+			skipped = true
+			limit--
+		} else {
+			if n == limit {
+				return -1, "too many arguments"
+			}
+			dst[n] = span{base + tok, base + i}
+			n++
+			if i == len(args) {
+				return n, ""
+			}
 		}
 		i++
 		tok = i

@@ -17,7 +17,8 @@
 //
 // # Grammar
 //
-// Exactly these control lines are accepted, with single spaces and CRLF:
+// Exactly these control lines are accepted, with CRLF and single spaces
+// (except for the empty reply below):
 //
 //	INFO {json} \r\n                          (note the space before CRLF)
 //	MSG <subject> <sid> [<reply>] <size>\r\n<payload>\r\n
@@ -32,6 +33,20 @@
 // zeros allowed (the server forwards a publisher's size token verbatim, so
 // "007" arrives as written); the value is what counts. A longer token is
 // malformed, as the server itself never accepts one, so no size can overflow.
+//
+// The one empty token accepted is the reply's. When a message carries a
+// reply that is present but empty, as the answers of the server's system
+// services do ($SYS.REQ.SERVER.PING.CONNZ, $SYS.REQ.ACCOUNT.*.CONNZ, ...),
+// nats-server writes it as an empty token: exactly two single spaces between
+// sid and the first size.
+//
+//	MSG <subject> <sid>  <size>\r\n<payload>\r\n
+//	HMSG <subject> <sid>  <hdr> <total>\r\n<header block><payload>\r\n
+//
+// [Frame.Reply] is then nil, as when the reply is absent. Every other empty
+// token is malformed: three or more spaces there, two spaces between any
+// other tokens or after the op, an empty token followed by a reply, a tab in
+// place of either space.
 //
 // The header block of an HMSG has its own closed grammar, see [ParseHeader].
 //

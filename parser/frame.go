@@ -3,7 +3,7 @@ package parser
 // Frame is one decoded server frame. Which fields are set depends on Op:
 //
 //	OpInfo: Info
-//	OpMsg:  Subject, SID, Reply (empty when absent), Payload
+//	OpMsg:  Subject, SID, Reply (nil when absent or empty), Payload
 //	OpHMsg: Subject, SID, Reply, Header, Status, Description, Payload
 //	OpErr:  ErrText
 //	OpPing, OpPong, OpOK: nothing else
@@ -18,7 +18,9 @@ type Frame struct {
 	Subject []byte
 	// SID is the subscription id token, as the client sent it in SUB.
 	SID []byte
-	// Reply is the reply subject, empty when the frame carries none.
+	// Reply is the reply subject, nil when the frame carries none: when the
+	// token is absent and when it is the empty token nats-server writes for
+	// an empty reply (two spaces before the size).
 	Reply []byte
 	// Header is the raw header block, "NATS/1.0" through the terminating
 	// blank line (hdr_len bytes), validated by the header grammar.

@@ -22,6 +22,13 @@ func msgLineOfLen(n int) string {
 	return "MSG " + strings.Repeat("s", n-len(frame)) + " 1 0\r\n\r\n"
 }
 
+// msgEmptyReplyLineOfLen returns a MSG frame with the server's empty reply
+// token whose control line is exactly n bytes: the second space counts.
+func msgEmptyReplyLineOfLen(n int) string {
+	const frame = "MSG  1  0\r\n"
+	return "MSG " + strings.Repeat("s", n-len(frame)) + " 1  0\r\n\r\n"
+}
+
 // headerOfLen returns a header block of exactly n bytes.
 func headerOfLen(n int) string {
 	const frame = "NATS/1.0\r\nK: \r\n\r\n"
@@ -40,6 +47,8 @@ func TestCaps(t *testing.T) {
 		{"INFO at MaxLine+1", testLimits, infoOfLen(MaxLine + 1), ErrLineTooLong},
 		{"MSG line at MaxLine", testLimits, msgLineOfLen(MaxLine), io.EOF},
 		{"MSG line at MaxLine+1", testLimits, msgLineOfLen(MaxLine + 1), ErrLineTooLong},
+		{"MSG empty reply line at MaxLine", testLimits, msgEmptyReplyLineOfLen(MaxLine), io.EOF},
+		{"MSG empty reply line at MaxLine+1", testLimits, msgEmptyReplyLineOfLen(MaxLine + 1), ErrLineTooLong},
 		{"line at small cap", small, infoOfLen(64), io.EOF},
 		{"line at small cap+1", small, infoOfLen(65), ErrLineTooLong},
 		{"line of 6 at cap 6", Limits{6, 100, 10}, "PING\r\n", io.EOF},

@@ -150,12 +150,13 @@ func (p *Parser) consume(n int) {
 }
 
 // msg decodes "MSG <subject> <sid> [<reply>] <size>" (line without CRLF, n
-// bytes with it) and its payload.
+// bytes with it) and its payload. splitArgs skips an empty reply token (two
+// spaces before the size), so it leaves f.Reply nil as an absent one does.
 func (p *Parser) msg(f *Frame, line []byte, n int) error {
 	if len(line) < len("MSG ") {
 		return p.fail(OpMsg, "missing arguments", ErrMalformed)
 	}
-	na, reason := splitArgs(line[len("MSG "):], len("MSG "), &p.args)
+	na, reason := splitArgs(line[len("MSG "):], len("MSG "), maxMsgArgs, &p.args)
 	if na < 0 {
 		return p.fail(OpMsg, reason, ErrMalformed)
 	}
@@ -193,12 +194,12 @@ func (p *Parser) msg(f *Frame, line []byte, n int) error {
 }
 
 // hmsg decodes "HMSG <subject> <sid> [<reply>] <hdr> <total>", its header
-// block and its payload.
+// block and its payload. The reply token may be empty as in msg.
 func (p *Parser) hmsg(f *Frame, line []byte, n int) error {
 	if len(line) < len("HMSG ") {
 		return p.fail(OpHMsg, "missing arguments", ErrMalformed)
 	}
-	na, reason := splitArgs(line[len("HMSG "):], len("HMSG "), &p.args)
+	na, reason := splitArgs(line[len("HMSG "):], len("HMSG "), maxArgs, &p.args)
 	if na < 0 {
 		return p.fail(OpHMsg, reason, ErrMalformed)
 	}

@@ -61,6 +61,21 @@ func TestNextValid(t *testing.T) {
 				Status: 408, Description: "Request Timeout"}}},
 		{"HMSG leading zeros", "HMSG a 1 012 0014\r\nNATS/1.0\r\n\r\nhi\r\n",
 			[]copied{{Op: OpHMsg, Subject: "a", SID: "1", Header: "NATS/1.0\r\n\r\n", Payload: "hi"}}},
+		// nats-server writes a present but empty reply as an empty token
+		// (server/client.go msgHeader), as its system services answer.
+		{"MSG empty reply", "MSG _INBOX.x.1 1  5\r\nhello\r\n",
+			[]copied{{Op: OpMsg, Subject: "_INBOX.x.1", SID: "1", Payload: "hello"}}},
+		{"MSG empty reply empty payload", "MSG a 1  0\r\n\r\n", []copied{{Op: OpMsg, Subject: "a", SID: "1"}}},
+		{"MSG empty reply nine digit size", "MSG a s-9  000000002\r\n{}\r\n",
+			[]copied{{Op: OpMsg, Subject: "a", SID: "s-9", Payload: "{}"}}},
+		{"HMSG empty reply", "HMSG _INBOX.x.1 1  12 14\r\nNATS/1.0\r\n\r\nhi\r\n",
+			[]copied{{Op: OpHMsg, Subject: "_INBOX.x.1", SID: "1", Header: "NATS/1.0\r\n\r\n", Payload: "hi"}}},
+		{"HMSG empty reply with status", "HMSG a 1  30 30\r\nNATS/1.0 503 No Responders\r\n\r\n\r\n",
+			[]copied{{Op: OpHMsg, Subject: "a", SID: "1", Header: "NATS/1.0 503 No Responders\r\n\r\n",
+				Status: 503, Description: "No Responders"}}},
+		{"empty reply between other frames", "PING\r\nMSG a 1  1\r\nx\r\n" + msg("a", "2", "r", "y") + "MSG a 3  1\r\nz\r\n",
+			[]copied{{Op: OpPing}, {Op: OpMsg, Subject: "a", SID: "1", Payload: "x"},
+				{Op: OpMsg, Subject: "a", SID: "2", Reply: "r", Payload: "y"}, {Op: OpMsg, Subject: "a", SID: "3", Payload: "z"}}},
 		{"sequence", "INFO {} \r\nPONG\r\nINFO {\"connect_info\":true} \r\nPING\r\n" + msg("a", "1", "r", "x") + "+OK\r\n",
 			[]copied{{Op: OpInfo, Info: "{}"}, {Op: OpPong}, {Op: OpInfo, Info: `{"connect_info":true}`}, {Op: OpPing},
 				{Op: OpMsg, Subject: "a", SID: "1", Reply: "r", Payload: "x"}, {Op: OpOK}}},
@@ -134,6 +149,31 @@ func TestNextShouldFail(t *testing.T) {
 		{"HMSG three arguments", "HMSG a 12 12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
 		{"HMSG six arguments", "HMSG a 1 r x 12 12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
 		{"HMSG no arguments", "HMSG\r\n", ErrMalformed},
+
+		// Empty tokens other than the server's empty reply (two spaces
+		// between sid and the first size).
+		{"MSG three spaces before size", "MSG a 1   5\r\nhello\r\n", ErrMalformed},
+		{"MSG four spaces before size", "MSG a 1    5\r\nhello\r\n", ErrMalformed},
+		{"MSG double space after op", "MSG  a 1 5\r\nhello\r\n", ErrMalformed},
+		{"MSG double space after subject with empty reply", "MSG a  1  5\r\nhello\r\n", ErrMalformed},
+		{"MSG double space before size after reply", "MSG a 1 r  5\r\nhello\r\n", ErrMalformed},
+		{"MSG double space after size", "MSG a 1 5  \r\nhello\r\n", ErrMalformed},
+		{"MSG empty reply then reply", "MSG a 1  r 5\r\nhello\r\n", ErrMalformed},
+		{"MSG empty reply without size", "MSG a 1  \r\n", ErrMalformed},
+		{"MSG empty reply as trailing space", "MSG a 1 \r\n", ErrMalformed},
+		{"MSG space tab before size", "MSG a 1 \t5\r\nhello\r\n", ErrMalformed},
+		{"MSG tab space before size", "MSG a 1\t 5\r\nhello\r\n", ErrMalformed},
+		{"MSG two tabs before size", "MSG a 1\t\t5\r\nhello\r\n", ErrMalformed},
+		{"HMSG three spaces before sizes", "HMSG a 1   12 12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
+		{"HMSG double space after op", "HMSG  a 1 12 12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
+		{"HMSG double space after subject", "HMSG a  1 12 12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
+		{"HMSG double space between sizes", "HMSG a 1 12  12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
+		{"HMSG double space between sizes after empty reply", "HMSG a 1  12  12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
+		{"HMSG double space after reply", "HMSG a 1 r  12 12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
+		{"HMSG empty reply then reply", "HMSG a 1  r 12 12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
+		{"HMSG empty reply with one size", "HMSG a 1  12\r\nNATS/1.0\r\n\r\n", ErrMalformed},
+		{"HMSG space tab before sizes", "HMSG a 1 \t12 12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
+		{"HMSG tab space before sizes", "HMSG a 1\t 12 12\r\nNATS/1.0\r\n\r\n\r\n", ErrMalformed},
 		{"PING with argument", "PING x\r\n", ErrMalformed},
 		{"PING trailing space", "PING \r\n", ErrMalformed},
 		{"PONG with argument", "PONG 1\r\n", ErrMalformed},
@@ -326,6 +366,34 @@ func TestOpString(t *testing.T) {
 		t.Run(tt.want, func(t *testing.T) {
 			if got := tt.op.String(); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEmptyReplyIsNil pins that the server's empty reply token leaves
+// Frame.Reply nil, exactly as an absent reply does, so callers see no
+// difference between the two forms.
+func TestEmptyReplyIsNil(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+	}{
+		{"MSG", "MSG a 1  2\r\n{}\r\n"},
+		{"HMSG", "HMSG a 1  12 12\r\nNATS/1.0\r\n\r\n\r\n"},
+		{"MSG without reply", "MSG a 1 2\r\n{}\r\n"},
+		{"HMSG without reply", "HMSG a 1 12 12\r\nNATS/1.0\r\n\r\n\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(&onceReader{s: tt.input}, testLimits)
+			f, err := p.Next()
+			mustNotFail(t, err)
+			if f.Reply != nil {
+				t.Errorf("Reply = %q (len %d, cap %d), want nil", f.Reply, len(f.Reply), cap(f.Reply))
+			}
+			if got := p.Offset(); got != int64(len(tt.input)) {
+				t.Errorf("offset %d, want %d", got, len(tt.input))
 			}
 		})
 	}

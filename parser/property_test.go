@@ -92,7 +92,8 @@ func TestPropertyStrictPrefix(t *testing.T) {
 // TestPropertyMutation: each of these single-token mutations of a valid
 // frame makes it fail: the op name in lower case, a size one more or one
 // less, a size padded to ten digits, a tab or doubled space between
-// arguments, the control line's CR removed.
+// arguments (a doubled space anywhere; where the server's empty reply token
+// may stand, a tripled one), the control line's CR removed.
 func TestPropertyMutation(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		f := genFrame(t)
@@ -102,7 +103,7 @@ func TestPropertyMutation(t *testing.T) {
 		args := strings.Split(line, " ")
 		kinds := []string{"lower", "bare LF"}
 		if f.Op == OpMsg || f.Op == OpHMsg {
-			kinds = append(kinds, "size+1", "size-1", "ten digits", "tab", "double space")
+			kinds = append(kinds, "size+1", "size-1", "ten digits", "tab", "double space", "extra space")
 		}
 		kind := rapid.SampledFrom(kinds).Draw(t, "mutation")
 		last := len(args) - 1
@@ -121,6 +122,14 @@ func TestPropertyMutation(t *testing.T) {
 			args[1] = "\t" + args[1]
 		case "double space":
 			args[1] = " " + args[1]
+		case "extra space":
+			j := rapid.IntRange(1, last).Draw(t, "before argument")
+			pad := " "
+			if j == 3 && f.Reply == "" {
+				// Two spaces there are the server's empty reply token.
+				pad = "  "
+			}
+			args[j] = pad + args[j]
 		}
 		mutated := strings.Join(args, " ") + rest
 		_, err := readAll(&onceReader{s: mutated}, testLimits)
@@ -150,4 +159,32 @@ func itoaN(n int) string {
 		b = append([]byte{byte('0' + n%10)}, b...)
 	}
 	return string(b)
+}
+
+// TestPropertyEmptyReply: a MSG or HMSG without a reply, written with the
+// server's empty reply token (a second space after sid), parses to the same
+// frame, wherever the input is split; a third space there fails.
+func TestPropertyEmptyReply(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := genFrame(t)
+		if f.Op != OpMsg && f.Op != OpHMsg {
+			f = copied{Op: OpMsg, Subject: genToken(t, "subject"), SID: genToken(t, "sid")}
+		}
+		f.Reply = ""
+		in := encode(f)
+		sid := len(f.Op.String()) + 1 + len(f.Subject) + 1 + len(f.SID)
+		empty := in[:sid] + " " + in[sid:]
+		chunk := rapid.IntRange(1, 64).Draw(t, "chunk")
+		got, err := readAll(&chunkReader{r: &onceReader{s: empty}, n: chunk}, testLimits)
+		if !errors.Is(err, io.EOF) {
+			t.Fatalf("%q ended with %v", empty, err)
+		}
+		if diff := cmp.Diff([]copied{f}, got); diff != "" {
+			t.Fatalf("%q (-want +got):\n%s", empty, diff)
+		}
+		triple := in[:sid] + "  " + in[sid:]
+		if _, err := readAll(&onceReader{s: triple}, testLimits); !errors.Is(err, ErrMalformed) {
+			t.Fatalf("%q: got %v, want ErrMalformed", triple, err)
+		}
+	})
 }
