@@ -4,6 +4,7 @@
 #                the pinned broker) with the race detector, plus gofmt, go vet
 #                and staticcheck
 #   make demo    the main job against a broker it starts itself
+#   make conformance  the trigger conformance suite alone (pinned broker)
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make bench   the benchmarks (see docs/BENCHMARKS.md)
 #   make broker  build the pinned nats-server into .cache/
@@ -14,7 +15,7 @@ CACHE     := $(CURDIR)/.cache
 BROKER    := $(CACHE)/nats-server-v2.14.6
 export LATENT_NATS_SERVER := $(BROKER)
 
-.PHONY: test lint unit fuzz bench broker demo clean
+.PHONY: test lint unit conformance fuzz bench broker demo clean
 
 test: lint broker unit
 
@@ -34,6 +35,9 @@ $(BROKER): go.mod go.sum
 
 unit:
 	$(GO) test -race -count=1 -timeout 12m ./...
+
+conformance: broker
+	$(GO) test -race -count=1 -run '^TestTrigger' ./conformance/
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
