@@ -1,5 +1,5 @@
 // Command peerbench compares this project with nats.go v1.55.0 in one run,
-// in two modes, and prints the raw figures and the tables for
+// in three modes, and prints the raw figures and the tables for
 // docs/BENCHMARKS.md.
 //
 // It lives in its own module so that nats.go never enters the main module's
@@ -50,9 +50,42 @@
 // counters are checked (one delivery and one acknowledgement per visit),
 // and the broker is stopped and its directory removed.
 //
+// # -mode idle
+//
+// What idle consumers cost, against one pinned nats-server (handshake-first
+// TLS, operator mode, its HTTP monitor on 127.0.0.1 for the broker's
+// counts), in one run with two accounts, each with one memory stream and
+// 256 empty durable consumers:
+//
+//	latent   trigger.Install of 16 and of 256 bindings (consumers with the
+//	         profile's exact configuration), the reference host, Run for
+//	         the window with poll interval 10 ms and 100 ms
+//	nats.go  one connection, jetstream.New, then Consumer and Consume with
+//	         the default options for each of 16 and of 256 consumers
+//	         (created as nats.go's CreateConsumer would with a durable
+//	         name and a filter: the profile's max_batch 1 and 100 ms
+//	         max_expires refuse Consume's default pull)
+//
+// For each phase: goroutines and open descriptors above the phase's
+// baseline (sampled at the window's middle and end), live heap, heap in
+// use and stacks in use above it after collections, the broker's messages
+// in from and out to the measured connection (connz) and in total (varz)
+// per second, the client's CPU and allocations per second, for latent the
+// visits (Monitor) and the installation's own heap, for nats.go its sent
+// messages (Stats) and the pull requests the broker holds (num_waiting).
+// Then explicit Steps to empty consumers of 16 and 256 bindings: latency,
+// requests and replies per Step (connz), allocations and CPU per Step. Go
+// exposes no count of timers; Run's one timer shows in its pacing (visits
+// per second follow the poll interval, not the bindings). Both users hold
+// stream-scoped wildcard grants (see idleGrants). Every wait is bounded,
+// every goroutine and connection stopped and counted back to its baseline,
+// and the broker stopped and its directory removed.
+//
 // Usage:
 //
 //	go run . [-shapes regexp] [-count 5] [-test.benchtime 1s]
 //	go run . -mode pull [-rounds 5] [-steps 2000] [-warmup 200] [-empty 20]
 //	         [-round-time 1m] [-storage memory|file] [-server path]
+//	go run . -mode idle [-idle-time 35s] [-idle-small 16] [-idle-visits 512]
+//	         [-server path]
 package main

@@ -35,10 +35,11 @@ const unknownSID = "2"
 
 func main() {
 	testing.Init()
-	mode := flag.String("mode", "parser", `"parser": frame parsing; "pull": the pull loop against a pinned broker`)
+	mode := flag.String("mode", "parser", `"parser": frame parsing; "pull": the pull loop against a pinned broker; "idle": the idle cost of 256 bindings`)
 	shapes := flag.String("shapes", ".", "parser: regexp selecting frametest shapes")
 	count := flag.Int("count", 5, "parser: rounds; every case runs once per round, rounds interleaved, medians reported")
 	po := pullFlags(flag.CommandLine)
+	ido := idleFlags(flag.CommandLine)
 	flag.Parse()
 	switch *mode {
 	case "parser":
@@ -51,8 +52,16 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+	case "idle":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := runIdle(ctx, *ido, po.server, os.Stdout)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	default:
-		fmt.Fprintln(os.Stderr, `peerbench: -mode must be "parser" or "pull"`)
+		fmt.Fprintln(os.Stderr, `peerbench: -mode must be "parser", "pull" or "idle"`)
 		os.Exit(2)
 	}
 }

@@ -51,7 +51,7 @@ func pullFlags(fs *flag.FlagSet) *pullOptions {
 	fs.IntVar(&o.empty, "empty", 20, "pull: visits to the empty consumer per round, of each kind")
 	fs.DurationVar(&o.roundTime, "round-time", time.Minute, "pull: time bound of one loop in one round")
 	fs.StringVar(&o.storage, "storage", "memory", `pull: stream storage, "memory" or "file"`)
-	fs.StringVar(&o.server, "server", "", "pull: nats-server "+broker.ServerVersion+" binary (default: "+broker.EnvServer+" or the user cache)")
+	fs.StringVar(&o.server, "server", "", "pull, idle: nats-server "+broker.ServerVersion+" binary (default: "+broker.EnvServer+" or the user cache)")
 	return o
 }
 
