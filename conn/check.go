@@ -34,12 +34,14 @@ const (
 // CheckDrainWait (and never past ctx's deadline) for the rest of a frame
 // that has begun to arrive. On a socket that cannot be peeked at it waits
 // CheckDrainWait for any input. PINGs are answered and INFOs read as during
-// a request. Nothing more to read: nil. The server closed the connection, a
-// message, an -ERR, a frame cut short or too many control frames: the
-// connection is closed and a *ClosedError returned (ErrServerClosed,
-// ErrForeignFrame, *ServerError, context.DeadlineExceeded,
-// ErrControlFlood); an idle connection has no business receiving any of
-// those.
+// a request, and so is a status-only message to the reply subject of a
+// request already made (a trailing status such as 2.14.6's "409 Batch
+// Completed" after a delivery), counted as a control frame. Nothing more to
+// read: nil. The server closed the connection, any other message, an
+// -ERR, a frame cut short or too many control frames: the connection is
+// closed and a *ClosedError returned (ErrServerClosed, ErrForeignFrame,
+// *ServerError, context.DeadlineExceeded, ErrControlFlood); an idle
+// connection has no business receiving any of those.
 //
 // ctx need not carry a deadline. Check on a closed connection returns
 // ErrClosed.
@@ -68,6 +70,16 @@ func (c *Conn) Check(ctx context.Context) error {
 			return c.fail(err)
 		case f.Op == parser.OpErr:
 			return c.fail(&ServerError{Kind: classify(f.ErrText)})
+		case idleStatus(c, f):
+			// The trailing status of a request already answered (2.14.6
+			// follows a delivery whose pull carried max_bytes with "409
+			// Batch Completed"); when no request followed it, it is still
+			// unread. It is counted as a control frame.
+			ctl.frames++
+			if ctl.frames > MaxControlFramesPerExchange {
+				return c.fail(ErrControlFlood)
+			}
+			continue
 		case f.Op == parser.OpMsg || f.Op == parser.OpHMsg:
 			return c.fail(ErrForeignFrame)
 		}

@@ -192,3 +192,73 @@ func TestCheckQuietDoesNotWait(t *testing.T) {
 		t.Errorf("Check waited for input %d times on a quiet connection, want 0", got)
 	}
 }
+
+// TestCheckTrailingStatus: a status-only message to the reply subject of a
+// request already made, left unread because no request followed (2.14.6
+// sends "409 Batch Completed" after a delivery whose pull carried
+// max_bytes), is skipped like a control frame and the connection stays
+// usable; anything else on the inbox is still foreign, and too many are a
+// flood. Regression: Check closed a healthy connection on the first one.
+func TestCheckTrailingStatus(t *testing.T) {
+	const done = "NATS/1.0 409 Batch Completed\r\nNats-Pending-Messages: 0\r\nNats-Pending-Bytes: 0\r\n\r\n"
+	hmsg := func(n, payload string) string {
+		return "HMSG " + fakeInbox + "." + n + " 1 " + itoa(len(done)) + " " + itoa(len(done)+len(payload)) + "\r\n" + done + payload + "\r\n"
+	}
+	tests := []struct {
+		name     string
+		requests int    // answered requests before the check
+		idle     string // what the server sends after them
+		wantErr  error
+	}{
+		{"to the last reply", 1, hmsg("1", ""), nil},
+		{"to an earlier reply", 2, hmsg("1", ""), nil},
+		{"at the control-frame cap", 1, strings.Repeat(hmsg("1", ""), conn.MaxControlFramesPerExchange), nil},
+		{"past the control-frame cap", 1, strings.Repeat(hmsg("1", ""), conn.MaxControlFramesPerExchange+1), conn.ErrControlFlood},
+		{"to a reply not issued", 1, hmsg("2", ""), conn.ErrForeignFrame},
+		{"before any request", 0, hmsg("1", ""), conn.ErrForeignFrame},
+		{"with a payload", 1, hmsg("1", "x"), conn.ErrForeignFrame},
+		{"another sid", 1, "HMSG " + fakeInbox + ".1 2 " + itoa(len(done)) + " " + itoa(len(done)) + "\r\n" + done + "\r\n", conn.ErrForeignFrame},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var parts [][]fakeserver.Step
+			parts = append(parts, greet(infoJSON))
+			for i := 1; i <= tt.requests; i++ {
+				parts = append(parts, expectPub(itoa(i), "q"), steps(msgTo(itoa(i), "a")))
+			}
+			parts = append(parts, steps(fakeserver.SendString(tt.idle)))
+			next := itoa(tt.requests + 1)
+			parts = append(parts, expectPub(next, "q"), steps(msgTo(next, "b"), fakeserver.WaitClose()))
+			f := startFake(t, fakeserver.Config{Script: script(parts...)})
+			c, err := f.dial(t, f.config(t))
+			if err != nil {
+				t.Fatalf("Dial: %v", err)
+			}
+			for i := range tt.requests {
+				if _, err := request(t, c, "q"); err != nil {
+					t.Fatalf("request %d: %v", i+1, err)
+				}
+			}
+			f.waitReadable(t)
+			ctx, cancel := context.WithTimeout(t.Context(), dialWithin)
+			defer cancel()
+			err = c.Check(ctx)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || !errors.Is(err, conn.ErrClosed) || !c.Closed() {
+					t.Fatalf("Check = %v (closed %v), want %v and a closed connection", err, c.Closed(), tt.wantErr)
+				}
+				return
+			}
+			if err != nil || c.Closed() {
+				t.Fatalf("Check = %v (closed %v), want nil", err, c.Closed())
+			}
+			if r, err := request(t, c, "q"); err != nil || string(r.Payload) != "b" {
+				t.Fatalf("request after Check: %q, %v", r.Payload, err)
+			}
+			_ = c.Close()
+			if rec := f.session(t); rec.Err != nil {
+				t.Errorf("script: %v", rec.Err)
+			}
+		})
+	}
+}

@@ -35,8 +35,12 @@ const (
 	// reply subject and size tokens the control line stays under
 	// MaxOutboundLine.
 	MaxSubjectLen = 2048
-	// MaxInboxPrefixLen caps Config.InboxPrefix, in bytes.
-	MaxInboxPrefixLen = 64
+	// MaxInboxPrefixLen caps Config.InboxPrefix, in bytes: room for
+	// "_INBOX." and a 64-byte tenant token. The longest reply subject is
+	// then 124 bytes (prefix, '.', the 22-byte token, '.', 20 digits), so
+	// a request subject of MaxSubjectLen bytes with it and the size tokens
+	// stays well inside MaxOutboundLine.
+	MaxInboxPrefixLen = 80
 	// MaxServerNameLen caps Config.ServerName, in bytes (a DNS name).
 	MaxServerNameLen = 253
 	// MaxClientNameLen caps Config.Name, in bytes.

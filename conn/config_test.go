@@ -24,7 +24,7 @@ func x509Pool(t *testing.T) *x509.CertPool {
 func TestConfigValidation(t *testing.T) {
 	label63 := strings.Repeat("a", 63)
 	name253 := strings.Join([]string{label63, label63, label63, strings.Repeat("b", 61)}, ".")
-	prefix64 := strings.Repeat("p", conn.MaxInboxPrefixLen)
+	prefixMax := strings.Repeat("p", conn.MaxInboxPrefixLen)
 	tests := []struct {
 		name   string
 		mutate func(*conn.Config)
@@ -49,9 +49,10 @@ func TestConfigValidation(t *testing.T) {
 		{"client name at limit", func(c *conn.Config) { c.Name = strings.Repeat("n", conn.MaxClientNameLen) }, true},
 		{"client name past limit", func(c *conn.Config) { c.Name = strings.Repeat("n", conn.MaxClientNameLen+1) }, false},
 		{"client name control byte", func(c *conn.Config) { c.Name = "a\nb" }, false},
-		{"inbox prefix at limit", func(c *conn.Config) { c.InboxPrefix = prefix64 }, true},
-		{"inbox prefix past limit", func(c *conn.Config) { c.InboxPrefix = prefix64 + "p" }, false},
+		{"inbox prefix at limit", func(c *conn.Config) { c.InboxPrefix = prefixMax }, true},
+		{"inbox prefix past limit", func(c *conn.Config) { c.InboxPrefix = prefixMax + "p" }, false},
 		{"inbox prefix multi-token", func(c *conn.Config) { c.InboxPrefix = "_I.tenant-a" }, true},
+		{"inbox prefix of a 64-byte tenant", func(c *conn.Config) { c.InboxPrefix = "_INBOX." + strings.Repeat("t", 64) }, true},
 		{"inbox prefix wildcard", func(c *conn.Config) { c.InboxPrefix = "_I.*" }, false},
 		{"inbox prefix trailing dot", func(c *conn.Config) { c.InboxPrefix = "_I." }, false},
 		{"inbox prefix space", func(c *conn.Config) { c.InboxPrefix = "_I x" }, false},

@@ -105,6 +105,17 @@ func (b *inbox) earlier(subject []byte) bool {
 	return ok && n < b.seq
 }
 
+// issued reports whether subject is the reply subject of any request made
+// on this connection so far (1 <= n <= seq): between requests, a status
+// may still arrive for the last one.
+func (b *inbox) issued(subject []byte) bool {
+	if !b.under(subject) {
+		return false
+	}
+	n, ok := parseSeq(subject[len(b.base):])
+	return ok && n <= b.seq
+}
+
 // parseSeq reads a canonical decimal uint64 of at least 1: digits only, no
 // leading zero, no overflow.
 func parseSeq(d []byte) (uint64, bool) {

@@ -88,7 +88,8 @@ func TestInbox(t *testing.T) {
 
 // TestInboxEarlier pins which status-only frames a request may skip as
 // answers to an earlier request: the reply subject of an issued request
-// before the current one, its number in canonical decimal form. The digits
+// before the current one, its number in canonical decimal form; and which
+// ones Check may skip between requests: any issued one. The digits
 // are parsed in place (they used to be formatted back to a string to
 // refuse leading zeros, an allocation per trailing "409 Batch Completed").
 func TestInboxEarlier(t *testing.T) {
@@ -101,32 +102,36 @@ func TestInboxEarlier(t *testing.T) {
 	}
 	tests := []struct {
 		name, subject string
-		want          bool
+		want          bool // earlier: before the current request
+		issued        bool // issued: any request so far
 	}{
-		{"first request", ib.base + "1", true},
-		{"previous request", ib.base + "2", true},
-		{"current request", ib.base + "3", false},
-		{"not yet issued", ib.base + "4", false},
-		{"far from issued", ib.base + "99", false},
-		{"zero", ib.base + "0", false},
-		{"leading zero", ib.base + "01", false},
-		{"leading zeros", ib.base + "0002", false},
-		{"sign", ib.base + "+1", false},
-		{"negative", ib.base + "-1", false},
-		{"letter after digits", ib.base + "1a", false},
-		{"space", ib.base + "1 ", false},
-		{"another token", ib.base + "1.2", false},
-		{"largest uint64", ib.base + "18446744073709551615", false},
-		{"overflow", ib.base + "18446744073709551616", false},
-		{"21 digits", ib.base + "100000000000000000000", false},
-		{"no number", ib.base, false},
-		{"other inbox", "_INBOX.other.1", false},
-		{"prefix only", ib.base[:len(ib.base)-1], false},
+		{"first request", ib.base + "1", true, true},
+		{"previous request", ib.base + "2", true, true},
+		{"current request", ib.base + "3", false, true},
+		{"not yet issued", ib.base + "4", false, false},
+		{"far from issued", ib.base + "99", false, false},
+		{"zero", ib.base + "0", false, false},
+		{"leading zero", ib.base + "01", false, false},
+		{"leading zeros", ib.base + "0002", false, false},
+		{"sign", ib.base + "+1", false, false},
+		{"negative", ib.base + "-1", false, false},
+		{"letter after digits", ib.base + "1a", false, false},
+		{"space", ib.base + "1 ", false, false},
+		{"another token", ib.base + "1.2", false, false},
+		{"largest uint64", ib.base + "18446744073709551615", false, false},
+		{"overflow", ib.base + "18446744073709551616", false, false},
+		{"21 digits", ib.base + "100000000000000000000", false, false},
+		{"no number", ib.base, false, false},
+		{"other inbox", "_INBOX.other.1", false, false},
+		{"prefix only", ib.base[:len(ib.base)-1], false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := ib.earlier([]byte(tt.subject)); got != tt.want {
 				t.Errorf("earlier(%q) = %v, want %v", tt.subject, got, tt.want)
+			}
+			if got := ib.issued([]byte(tt.subject)); got != tt.issued {
+				t.Errorf("issued(%q) = %v, want %v", tt.subject, got, tt.issued)
 			}
 		})
 	}
@@ -181,6 +186,41 @@ func TestNewInboxPrefixLimit(t *testing.T) {
 	ib.seq = math.MaxUint64 - 1
 	if got := ib.next(); len(got) != maxReplyLen {
 		t.Errorf("longest reply subject is %d bytes, want maxReplyLen %d", len(got), maxReplyLen)
+	}
+	if maxReplyLen != 124 {
+		t.Errorf("maxReplyLen = %d, want 124 (80 + 1 + 22 + 1 + 20)", maxReplyLen)
+	}
+}
+
+// TestLongestRequestFits: the longest request (a subject of MaxSubjectLen
+// bytes, the longest reply subject of the longest inbox prefix, the largest
+// header block and payload) is encoded within MaxOutboundLine and into the
+// write buffer without growing it.
+func TestLongestRequestFits(t *testing.T) {
+	ib, err := newInbox(nil, strings.Repeat("p", MaxInboxPrefixLen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ib.seq = math.MaxUint64 - 1
+	wbuf := make([]byte, 0, writeBufferSize(MaxPayloadLimit))
+	c := &Conn{inbox: ib, wbuf: wbuf, maxPayload: MaxPayloadLimit, serverMax: MaxPayloadLimit + parser.MaxHeaderBlock}
+	reply := c.inbox.next()
+	if len(reply) != maxReplyLen {
+		t.Fatalf("reply subject %d bytes, want %d", len(reply), maxReplyLen)
+	}
+	subject := strings.Repeat("s", MaxSubjectLen)
+	header := "NATS/1.0\r\nX: " + strings.Repeat("v", parser.MaxHeaderBlock-len("NATS/1.0\r\nX: \r\n\r\n")) + "\r\n\r\n"
+	payload := make([]byte, MaxPayloadLimit)
+	out, err := appendPub(c, subject, reply, []byte(header), payload)
+	if err != nil {
+		t.Fatalf("appendPub: %v", err)
+	}
+	line := out[:bytes.Index(out, []byte("\r\n"))+2]
+	if len(line) > MaxOutboundLine {
+		t.Errorf("control line %d bytes, over MaxOutboundLine %d", len(line), MaxOutboundLine)
+	}
+	if &out[0] != &wbuf[:1][0] || cap(out) != cap(wbuf) {
+		t.Error("the longest request grew the write buffer")
 	}
 }
 

@@ -183,11 +183,23 @@ func appendPub[S wire.Text](c *Conn, subject S, reply, header, payload []byte) (
 	}
 }
 
-// trailingStatus reports a status-only message (a status, no reply
-// subject, no payload) addressed to the reply subject of an earlier request
-// of this connection.
+// trailingStatus reports a status-only message addressed to the reply
+// subject of an earlier request of this connection, during a request.
 func trailingStatus(c *Conn, f parser.Frame) bool {
-	return f.Op == parser.OpHMsg && f.Status != 0 && len(f.Payload) == 0 && len(f.Reply) == 0 && c.inbox.earlier(f.Subject)
+	return statusOnly(f) && c.inbox.earlier(f.Subject)
+}
+
+// idleStatus reports a status-only message on the inbox subscription
+// addressed to the reply subject of any request made so far, between
+// requests (the last one's trailing status may arrive after its reply).
+func idleStatus(c *Conn, f parser.Frame) bool {
+	return string(f.SID) == inboxSID && statusOnly(f) && c.inbox.issued(f.Subject)
+}
+
+// statusOnly reports a message with a status and nothing else: no reply
+// subject, no payload.
+func statusOnly(f parser.Frame) bool {
+	return f.Op == parser.OpHMsg && f.Status != 0 && len(f.Payload) == 0 && len(f.Reply) == 0
 }
 
 func replyOf(f parser.Frame, forwarded bool) Reply {

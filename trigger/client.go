@@ -20,6 +20,9 @@ type link interface {
 	// usable reports whether the link may be used again: not closed and
 	// not in lame-duck mode.
 	usable() bool
+	// open reports whether the link is not closed (it may be in lame-duck
+	// mode, and still carries the step that found it so).
+	open() bool
 	close()
 	inspect(ctx context.Context, b *bindingState) (pull.Pending, error)
 	// next pulls at most one message. The payload of a message aliases
@@ -62,24 +65,35 @@ type client struct {
 }
 
 // acquire returns a usable link, before any command of the step is written.
-// A pooled connection is probed; one the broker closed while idle, or one
-// idle past MaxIdleAge, is closed and replaced by one dial within this
-// call. A new dial needs the backoff elapsed, the client and connection
-// reservations, and succeeds or fails once.
-func (c *client) acquire(ctx context.Context, p *Pools, ts *tenantState, now time.Time, dial dialFunc) (link, error) {
+// A pooled connection is probed; one the broker closed while idle, one
+// that turned out to be in lame-duck mode (an INFO read by the probe), or
+// one idle past MaxIdleAge, is closed and replaced by one dial within this
+// call. A probe that did not run because ctx was already done leaves the
+// connection pooled and returns ctx's error. A new dial needs the backoff
+// elapsed, the client and connection reservations, and succeeds or fails
+// once; a failure sets the backoff unless owner (the owner's context,
+// whose cancellation ends the step) was done, whatever cut the dial short
+// otherwise (ctx's deadline included). now is the clock.
+func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, now func() time.Time, dial dialFunc) (link, error) {
 	if c.link != nil {
-		switch {
-		case !c.link.usable(), now.Sub(c.lastUsed) > p.lim.MaxIdleAge:
+		if !c.link.usable() || now().Sub(c.lastUsed) > p.lim.MaxIdleAge {
 			c.drop(p, ts)
 			c.replaced++
-		case c.link.check(ctx) != nil:
+		} else if err := c.link.check(ctx); err != nil {
+			if unprobed(c.link, err) {
+				return nil, err
+			}
 			c.drop(p, ts)
 			c.replaced++
-		default:
+		} else if !c.link.usable() {
+			// The probe read a lame-duck INFO.
+			c.drop(p, ts)
+			c.replaced++
+		} else {
 			return c.link, nil
 		}
 	}
-	if now.Before(c.retryAt) {
+	if now().Before(c.retryAt) {
 		return nil, ErrDialBackoff
 	}
 	if !c.created {
@@ -95,17 +109,26 @@ func (c *client) acquire(ctx context.Context, p *Pools, ts *tenantState, now tim
 	l, err := dial(ctx, ts)
 	if err != nil {
 		p.releaseConnection(ts.usage, ts.provider)
-		if ctx.Err() == nil {
+		if owner.Err() == nil {
 			c.failures++
-			c.retryAt = now.Add(backoff(p.lim, c.failures))
+			c.retryAt = now().Add(backoff(p.lim, c.failures))
 		}
 		return nil, &dialError{err: err}
 	}
 	c.failures = 0
 	c.retryAt = time.Time{}
 	c.link = l
-	c.lastUsed = now
+	c.lastUsed = now()
 	return l, nil
+}
+
+// unprobed reports a probe that did not run: ctx was done before it
+// started, and the link is still open (a context error that closed the
+// connection comes as a *conn.ClosedError).
+func unprobed(l link, err error) bool {
+	var ce *conn.ClosedError
+	return l.open() && !errors.As(err, &ce) &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
 // backoff returns the wait after the n-th consecutive failed dial.
@@ -118,17 +141,28 @@ func backoff(lim PoolLimits, n int) time.Duration {
 }
 
 // settle is called after every exchange on the link: a link the exchange
-// closed, or one a reply requires closing, is dropped with its
-// reservation; otherwise its idle clock restarts.
+// closed, or one the error says must be closed, is dropped with its
+// reservation; otherwise its idle clock restarts. A link in lame-duck mode
+// is kept: the step goes on using it (an activation that ran is still
+// acknowledged on it), and retire drops it when the step ends.
 func (c *client) settle(p *Pools, ts *tenantState, err error, now time.Time) {
 	if c.link == nil {
 		return
 	}
-	if errors.Is(err, pull.ErrCloseConnection) || !c.link.usable() {
+	var ce *conn.ClosedError
+	if errors.Is(err, pull.ErrCloseConnection) || errors.As(err, &ce) || !c.link.open() {
 		c.drop(p, ts)
 		return
 	}
 	c.lastUsed = now
+}
+
+// retire drops, at the end of a step, a link that may not be used again
+// (lame-duck mode) or that is idle past MaxIdleAge.
+func (c *client) retire(p *Pools, ts *tenantState, now time.Time) {
+	if c.link != nil && (!c.link.usable() || now.Sub(c.lastUsed) > p.lim.MaxIdleAge) {
+		c.drop(p, ts)
+	}
 }
 
 // drop closes the link and returns its connection reservation.
@@ -184,6 +218,7 @@ func (t *Triggers) connConfig(ts *tenantState) conn.Config {
 		SPKIPin:        ts.pin,
 		Credential:     ts.cred.Secret,
 		Name:           ClientName,
+		InboxPrefix:    InboxPrefix(ts.cfg.ID),
 		MaxPayload:     ts.maxPayload,
 		MaxControlLine: t.cfg.MaxControlLineBytes,
 		MaxHeader:      t.cfg.MaxHeaderBytes,
@@ -206,6 +241,7 @@ type connLink struct {
 
 func (l *connLink) check(ctx context.Context) error { return l.c.Check(ctx) }
 func (l *connLink) usable() bool                    { return !l.c.Closed() && !l.c.LameDuck() }
+func (l *connLink) open() bool                      { return !l.c.Closed() }
 func (l *connLink) close()                          { _ = l.c.Close() }
 
 // consumer returns the binding's pull consumer, made at its first use.

@@ -85,11 +85,17 @@
 //
 // A tenant client is created at the tenant's first visit that gets past
 // the host's checks and holds at most one connection, shared by the
-// tenant's bindings. A pooled connection is probed before the step writes
+// tenant's bindings. The connection's private inbox lies under the
+// tenant's own prefix, InboxPrefix(tenant): the tenant's broker user needs
+// subscribe permission on that prefix and ".>" only. A pooled connection is probed before the step writes
 // anything; one the broker closed while idle, one in lame-duck mode or one
 // idle past MaxIdleAge is closed and replaced once, within the step. A
-// failed dial starts the tenant's backoff (DialBackoff, doubling up to
-// MaxDialBackoff), during which its visits are skipped (ClassDialBackoff).
+// connection that enters lame-duck mode during a step carries the rest of
+// that step (the acknowledgement of a message that ran included) and is
+// closed when the step ends. A failed dial, a dial the phase's deadline cut
+// short included, starts the tenant's backoff (DialBackoff, doubling up to
+// MaxDialBackoff), during which its visits are skipped (ClassDialBackoff);
+// only the owner stopping exempts a failure.
 //
 // # One step
 //
@@ -132,7 +138,7 @@
 // # The deadline split
 //
 // With T the binding's operation timeout: the phase before the pull (probe
-// or dial, consumer info) has at most T from the start of the step; the
+// or dial, consumer info) has at most T from the host's reservation; the
 // pull has its own bound (its 100 ms expiry and a margin) so that a pull
 // the broker holds ends with the broker's answer; the delivery's one
 // original deadline D is the time the pull was sent plus T; the activation

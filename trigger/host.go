@@ -119,8 +119,10 @@ type InboundRequest struct {
 	// Deadline is the latest the step holding this reservation can end:
 	// the phase before the pull (the operation timeout), the pull's own
 	// bound, and the delivery's deadline (the operation timeout from the
-	// pull) with the acknowledgement's slice. The activation's own
-	// deadline is Activation.Deadline.
+	// pull) with the acknowledgement's slice. Those phases are counted
+	// from ReserveInbound's return, Deadline from its call: the step ends
+	// at most the time ReserveInbound itself took past Deadline. The
+	// activation's own deadline is Activation.Deadline.
 	Deadline time.Time
 }
 

@@ -80,7 +80,7 @@ type bindingState struct {
 // epoch must equal expectedEpoch (0 for a first installation) and epoch must
 // exceed it. An installation of an older epoch of the same ID is
 // superseded: its Run and Step return ErrSuperseded from their next step,
-// and its owner still closes it. Installation retains metadata only; it
+// and its owner still closes it (Pools.Close closes it too). Installation retains metadata only; it
 // opens no connection and reads no credential secret.
 //
 // Errors: the *ConfigError of cfg.Validate, the *CredentialsError of

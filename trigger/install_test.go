@@ -285,6 +285,38 @@ func TestPoolsClose(t *testing.T) {
 	})
 }
 
+// TestPoolsCloseSuperseded: Pools.Close also closes an installation a newer
+// epoch superseded and its owner never closed: every charge, client and
+// connection returns. Regression: only the live installation was closed,
+// and the superseded one kept its charge and its connection.
+func TestPoolsCloseSuperseded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rtConfig(t, 1), PoolLimits{})
+		r.step(t) // the old installation holds a connection
+		cfg := rtConfig(t, 1)
+		newer, _, err := Install(r.pools, "orders", 2, 1, cfg, rtCredentials(t, cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.net.install(newer)
+		if _, err := newer.Step(t.Context(), r.host); err != nil {
+			t.Fatal(err)
+		}
+		if u := r.pools.Usage(); u.Installations != 2 || u.Connections != 2 {
+			t.Fatalf("before Close: usage %+v", u)
+		}
+		r.pools.Close()
+		if u := r.pools.Usage(); u != (Usage{}) || r.net.openLinks() != 0 {
+			t.Errorf("after Close: usage %+v, open links %d; want nothing held", u, r.net.openLinks())
+		}
+		for i, tr := range []*Triggers{r.trig, newer} {
+			if _, err := tr.Step(t.Context(), r.host); !errors.Is(err, ErrClosed) {
+				t.Errorf("installation %d: Step = %v, want ErrClosed", i, err)
+			}
+		}
+	})
+}
+
 // TestPoolLimitsBounds checks each limit at both bounds and one past each.
 func TestPoolLimitsBounds(t *testing.T) {
 	dur := func(d time.Duration) int64 { return int64(d) }

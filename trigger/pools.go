@@ -200,6 +200,9 @@ type Pools struct {
 	tenants   map[string]*keyUsage
 	providers map[string]*keyUsage
 	registry  map[string]*registryEntry
+	// installs holds every installation not yet closed, superseded ones
+	// included, for Close.
+	installs map[*Triggers]struct{}
 }
 
 // keyUsage counts one tenant's or provider's requests and connections. An
@@ -230,6 +233,7 @@ func NewPools(cfg PoolConfig) (*Pools, error) {
 		tenants:   make(map[string]*keyUsage),
 		providers: make(map[string]*keyUsage),
 		registry:  make(map[string]*registryEntry),
+		installs:  make(map[*Triggers]struct{}),
 	}, nil
 }
 
@@ -255,20 +259,19 @@ func (p *Pools) Epoch(logicalID string) (epoch uint64, live bool) {
 	return e.epoch, e.live != nil
 }
 
-// Close closes every live installation (as Triggers.Close, waiting for a
-// step in progress to end) and refuses further installations: the final
-// reclamation of the shared pools.
+// Close closes every installation not yet closed, live or superseded (as
+// Triggers.Close, waiting for a step in progress of each to end), and
+// refuses further installations: the final reclamation of the shared
+// pools.
 func (p *Pools) Close() {
 	p.mu.Lock()
 	p.closed = true
-	live := make([]*Triggers, 0, len(p.registry))
-	for _, e := range p.registry {
-		if e.live != nil {
-			live = append(live, e.live)
-		}
+	open := make([]*Triggers, 0, len(p.installs))
+	for t := range p.installs {
+		open = append(open, t)
 	}
 	p.mu.Unlock()
-	for _, t := range live {
+	for _, t := range open {
 		t.Close()
 	}
 }
@@ -304,6 +307,7 @@ func (p *Pools) install(t *Triggers, logicalID string, epoch, expected uint64, c
 	}
 	e.epoch = epoch
 	e.live = t
+	p.installs[t] = struct{}{}
 	p.use.Installations++
 	p.use.MetadataBytes += charge
 	p.use.Bytes += charge
@@ -347,6 +351,7 @@ func (p *Pools) uninstall(t *Triggers, e *registryEntry, charge int64, tenants, 
 	if e.live == t {
 		e.live = nil
 	}
+	delete(p.installs, t)
 	p.use.Installations--
 	p.use.MetadataBytes -= charge
 	p.use.Bytes -= charge

@@ -165,6 +165,9 @@ type fakeNet struct {
 	dials   int
 	rtt     time.Duration
 	dialErr func(tenant string) error
+	// dialWait runs first in a dial, with the dial's context (a stalled
+	// handshake waits there).
+	dialWait func(ctx context.Context) error
 	// inspectErr, nextReply and ackReply replace the normal answers when
 	// they return ok.
 	inspectErr func(b int) error
@@ -222,8 +225,13 @@ func (n *fakeNet) install(t *Triggers) {
 		n.ev.add("dial %s", ts.cfg.ID)
 		n.mu.Lock()
 		n.dials++
-		f := n.dialErr
+		f, w := n.dialErr, n.dialWait
 		n.mu.Unlock()
+		if w != nil {
+			if err := w(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if f != nil {
 			if err := f(ts.cfg.ID); err != nil {
 				return nil, err
@@ -239,13 +247,15 @@ func (n *fakeNet) install(t *Triggers) {
 
 // fakeLink is one fake connection.
 type fakeLink struct {
-	n        *fakeNet
-	id       int
-	tenant   string
-	closed   bool
-	stale    bool
-	lame     bool
-	inflight map[int]*fakeMsg
+	n      *fakeNet
+	id     int
+	tenant string
+	closed bool
+	stale  bool
+	lame   bool
+	// lameAtCheck: the next check reads a lame-duck INFO.
+	lameAtCheck bool
+	inflight    map[int]*fakeMsg
 }
 
 func (l *fakeLink) makeStale() {
@@ -272,15 +282,34 @@ func (l *fakeLink) wait(ctx context.Context) error {
 	}
 }
 
+// check is conn.Check's contract: a ctx already done is returned bare and
+// the link stays open; a stale link is closed; a lame-duck INFO is read
+// and the link stays open.
 func (l *fakeLink) check(ctx context.Context) error {
 	l.n.ev.add("check %d", l.id)
 	l.n.mu.Lock()
 	defer l.n.mu.Unlock()
+	if l.closed {
+		return conn.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if l.stale {
 		l.closed = true
 		return &conn.ClosedError{Err: conn.ErrServerClosed}
 	}
+	if l.lameAtCheck {
+		l.lameAtCheck = false
+		l.lame = true
+	}
 	return nil
+}
+
+func (l *fakeLink) open() bool {
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	return !l.closed
 }
 
 func (l *fakeLink) usable() bool {
@@ -299,6 +328,9 @@ func (l *fakeLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, 
 	l.n.ev.add("inspect %s", b.cfg.ID)
 	if _, ok := ctx.Deadline(); !ok {
 		return pull.Pending{}, conn.ErrNoDeadline
+	}
+	if err := ctx.Err(); err != nil {
+		return pull.Pending{}, err
 	}
 	if err := l.wait(ctx); err != nil {
 		return pull.Pending{}, err
@@ -371,8 +403,14 @@ func (l *fakeLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (
 		return pull.Receipt{}, err
 	}
 	l.n.mu.Lock()
+	closed := l.closed
 	l.n.ackDeadline = append(l.n.ackDeadline, time.Until(dl))
 	l.n.mu.Unlock()
+	if closed {
+		// As pull.Ack on a closed connection: nothing written, no
+		// receipt.
+		return pull.Receipt{}, conn.ErrClosed
+	}
 	if err := l.wait(ctx); err != nil {
 		return pull.Receipt{Outcome: pull.OutcomeUncertain, Action: cmd.Action}, &pull.ReceiptError{Err: err}
 	}

@@ -15,7 +15,7 @@ import (
 // timeout.
 //
 //   - Before the pull (client probe or dial, consumer info): at most T from
-//     the start of the step.
+//     the host's reservation (Host.ReserveInbound returning).
 //   - The pull: its own bound, pull.RequestExpires plus the pull package's
 //     margin, never cut short by the delivery's deadline, so that a pull the
 //     broker holds ends with the broker's answer rather than a closed
@@ -40,9 +40,9 @@ func ackSlice(timeout time.Duration) time.Duration {
 	return min(max(timeout/AckSliceDivisor, MinAckSlice), MaxAckSlice)
 }
 
-// stepBound is the longest a step holding a host reservation can take:
-// the phase before the pull, the pull's own bound, and the delivery's
-// deadline with the acknowledgement's slice.
+// stepBound is the longest a step can take once the host's reservation is
+// held: the phase before the pull, the pull's own bound, and the
+// delivery's deadline with the acknowledgement's slice.
 func stepBound(timeout time.Duration) time.Duration {
 	return timeout + pull.RequestExpires + pull.DefaultNextMargin + timeout + ackSlice(timeout)
 }
@@ -88,6 +88,7 @@ func (t *Triggers) step(ctx context.Context, host Host) (StepReport, error) {
 	cl := &t.tenants[b.tenant].client
 	dials, replaced := cl.dials, cl.replaced
 	emptyPull, err := t.visit(ctx, host, b, &r)
+	cl.retire(t.pools, &t.tenants[b.tenant], t.now())
 	if err != nil {
 		r.Result = ResultShutdown
 		r.Error = ClassShutdown
@@ -157,6 +158,11 @@ func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *Ste
 		Deadline:      start.Add(stepBound(timeout)),
 	})
 	if err != nil || in == nil {
+		if in != nil {
+			// A reservation returned with an error is refused, and
+			// released now: Release is called exactly once per Inbound.
+			in.Release()
+		}
 		switch {
 		case ctx.Err() != nil:
 			return false, ctx.Err()
@@ -174,9 +180,12 @@ func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *Ste
 	}
 	defer t.pools.releaseRequest(ts.usage, ts.provider, b.charge)
 
-	pre, cancel := context.WithDeadline(ctx, start.Add(timeout))
+	// The phase before the pull has T from the host's reservation, so
+	// that a slow reservation does not eat into the probe, dial and
+	// consumer info.
+	pre, cancel := context.WithDeadline(ctx, t.now().Add(timeout))
 	defer cancel()
-	l, err := ts.client.acquire(pre, t.pools, ts, t.now(), t.dial)
+	l, err := ts.client.acquire(ctx, pre, t.pools, ts, t.now, t.dial)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -186,7 +195,7 @@ func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *Ste
 		case errors.Is(err, ErrPoolExhausted):
 			return false, refused(r, err)
 		}
-		return false, fail(r, ClassDial)
+		return false, fail(r, classify(err))
 	}
 
 	// Consumer info: an empty consumer ends the visit after this one

@@ -274,8 +274,8 @@ func TestExchangeErrors(t *testing.T) {
 		{"api", &pull.APIError{Code: 500, ErrCode: 10001}, ClassAPI, false},
 		{"permission", &conn.ServerError{Kind: conn.KindPermission}, ClassBrokerPermission, false},
 		{"reply", &pull.ReplyError{Op: pull.OpNext, Err: pull.ErrWrongConsumer}, ClassProtocol, true},
-		{"foreign", &conn.ClosedError{Err: conn.ErrForeignFrame}, ClassProtocol, false},
-		{"deadline", &conn.ClosedError{Err: context.DeadlineExceeded}, ClassConnection, false},
+		{"foreign", &conn.ClosedError{Err: conn.ErrForeignFrame}, ClassProtocol, true},
+		{"deadline", &conn.ClosedError{Err: context.DeadlineExceeded}, ClassConnection, true},
 		{"other", errTest, ClassInternal, false},
 	}
 	for _, tc := range tests {

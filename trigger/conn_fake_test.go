@@ -1,0 +1,120 @@
+package trigger
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/fakeserver"
+	"github.com/latent-systems/latent-nats/pull"
+)
+
+// zeroRand is an all-zero random source: the inbox token is 22 zeros, so a
+// script can name the reply subjects.
+type zeroRand struct{}
+
+func (zeroRand) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// fakeInfoJSON is the consumer info of binding b, matching the profile,
+// with one message pending.
+func fakeInfoJSON(b Binding) string {
+	return fmt.Sprintf(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","stream_name":%q,"name":%q,`+
+		`"created":"2026-01-02T03:04:05Z","config":{"durable_name":%q,"name":%q,"deliver_policy":"all",`+
+		`"ack_policy":"explicit","ack_wait":%d,"max_deliver":%d,"filter_subject":%q,"replay_policy":"instant",`+
+		`"max_waiting":1,"max_ack_pending":1,"headers_only":false,"max_batch":1,"max_expires":%d,"max_bytes":%d,`+
+		`"num_replicas":0},"delivered":{"consumer_seq":0,"stream_seq":0},"ack_floor":{"consumer_seq":0,"stream_seq":0},`+
+		`"num_ack_pending":0,"num_redelivered":0,"num_waiting":0,"num_pending":1,"ts":"2026-01-02T03:04:07Z"}`,
+		b.Stream, b.Consumer, b.Consumer, b.Consumer, b.AckWait().Nanoseconds(), b.MaxDeliver, b.FilterSubject,
+		pull.RequestExpires.Nanoseconds(), b.MaxPayloadBytes+pull.MaxBytesOverhead)
+}
+
+// TestLameDuckDuringPullOverConn runs one step over a real connection to
+// the scripted server, which sends INFO {"ldm":true} while the pull is
+// outstanding: the message is delivered, activated and acknowledged with a
+// verified receipt on that connection, which is closed when the step ends.
+// The connection's inbox is the tenant's own prefix.
+func TestLameDuckDuringPullOverConn(t *testing.T) {
+	cfg := rtConfig(t, 1)
+	b := cfg.Bindings[0]
+	inbox := InboxPrefix(cfg.Tenants[0].ID) + ".0000000000000000000000"
+	pc, err := pull.NewConsumer(pull.Binding{
+		Stream: b.Stream, Consumer: b.Consumer, FilterSubject: b.FilterSubject,
+		PayloadCeiling: b.MaxPayloadBytes, AckWait: b.AckWait(), MaxDeliver: b.MaxDeliver,
+	}, pull.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(subject, reply, payload string) fakeserver.Step {
+		if reply != "" {
+			reply += " "
+		}
+		return fakeserver.SendString("MSG " + subject + " 1 " + reply + strconv.Itoa(len(payload)) + "\r\n" + payload + "\r\n")
+	}
+	info := fakeInfoJSON(b)
+	ack := "$JS.ACK." + b.Stream + "." + b.Consumer + ".1.1.1.1767322245000000000.0"
+	const serverInfo = `{"server_id":"NFAKE","version":"2.14.6","proto":1,"headers":true,"max_payload":1048576,"tls_required":true%s}`
+	srv, err := fakeserver.Start(t.Context(), fakeserver.Config{Script: []fakeserver.Step{
+		fakeserver.Handshake(),
+		fakeserver.Send(fakeserver.Info(fmt.Sprintf(serverInfo, ""))),
+		fakeserver.ExpectPrefix("CONNECT {"),
+		fakeserver.ExpectPrefix("SUB " + inbox + ".* 1\r\n"),
+		fakeserver.ExpectPrefix("PING\r\n"),
+		fakeserver.SendString("PONG\r\n"),
+		fakeserver.Send(fakeserver.Info(fmt.Sprintf(serverInfo, ""))), // 2.12 and later follow the PONG with an INFO
+		// Consumer info.
+		fakeserver.ExpectPrefix("PUB $JS.API.CONSUMER.INFO." + b.Stream + "." + b.Consumer + " " + inbox + ".1 0\r\n"),
+		fakeserver.ExpectPrefix("\r\n"),
+		msg(inbox+".1", "", info),
+		// The pull, answered after a lame-duck INFO.
+		fakeserver.ExpectPrefix("PUB $JS.API.CONSUMER.MSG.NEXT." + b.Stream + "." + b.Consumer + " " + inbox + ".2 "),
+		fakeserver.ExpectPrefix(string(pc.NextBody()) + "\r\n"),
+		fakeserver.Send(fakeserver.Info(fmt.Sprintf(serverInfo, `,"ldm":true`))),
+		msg(b.FilterSubject, ack, `["once"]`),
+		// The acknowledgement and its receipt.
+		fakeserver.ExpectPrefix("PUB " + ack + " " + inbox + ".3 4\r\n"),
+		fakeserver.ExpectPrefix("+ACK\r\n"),
+		msg(inbox+".3", "", ""),
+		fakeserver.WaitClose(),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+
+	r := newRig(t, cfg, PoolLimits{})
+	r.trig.dial = func(ctx context.Context, ts *tenantState) (link, error) {
+		c := r.trig.connConfig(ts)
+		c.Addr, c.AllowNonPublic, c.ServerName, c.Roots = srv.Addr(), srv.Addr().Addr(), srv.ServerName(), srv.RootCAs()
+		c.Rand = zeroRand{}
+		cn, err := conn.Dial(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		return &connLink{c: cn, now: r.trig.now}, nil
+	}
+	rep := r.step(t)
+	if rep.Result != ResultDelivered || rep.Ack != AckVerified || rep.Error != 0 {
+		t.Errorf("report %+v, want delivered and verified", rep)
+	}
+	if acts, payloads := r.host.acts(); len(acts) != 1 || payloads[0] != `["once"]` {
+		t.Errorf("activations %d, payloads %q", len(acts), payloads)
+	}
+	if u := r.pools.Usage(); u.Connections != 0 {
+		t.Errorf("usage %+v: the lame-duck connection outlived its step", u)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	rec, err := srv.Session(ctx, 0)
+	if err != nil {
+		t.Fatalf("Session: %v", err)
+	}
+	if rec.Err != nil {
+		t.Errorf("script: %v", rec.Err)
+	}
+}
