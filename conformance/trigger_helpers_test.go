@@ -221,10 +221,10 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 					"$JS.ACK." + trigStream + ".>",
 					"$JS.ACK.*.*." + trigStream + ".>",
 				},
-				SubAllow: []string{conn.DefaultInboxPrefix + ".>"},
+				SubAllow: []string{trigger.InboxPrefix(id) + ".>"},
 			}
 		} else {
-			perms, err := pull.DerivePermissions(conn.DefaultInboxPrefix, binds...)
+			perms, err := pull.DerivePermissions(trigger.InboxPrefix(id), binds...)
 			if err != nil {
 				t.Fatal(err)
 			}

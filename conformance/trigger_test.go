@@ -139,7 +139,7 @@ func trigSetup(t testing.TB, b *broker.Broker, n int) (*trigAdmin, trigger.Confi
 			"stream_name": "TRIG", "config": profileConfig(pb), "action": "create",
 		})
 	}
-	perms, err := pull.DerivePermissions(conn.DefaultInboxPrefix, binds...)
+	perms, err := pull.DerivePermissions(trigger.InboxPrefix(trigTenant), binds...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/provision"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -213,15 +211,18 @@ func provisionAndPublish(ctx context.Context, b *broker.Broker, cfg trigger.Conf
 }
 
 // runtimeSecret mints the runtime's user on the tenant's account with
-// exactly the permissions pull derives for its bindings (consumer info,
-// pull and acknowledgement subjects, the private inbox), and returns its
-// secret.
+// exactly the permissions provision derives for its bindings (consumer
+// info, pull and acknowledgement subjects) and its private inbox: subscribe
+// on trigger.InboxPrefix("acme") + ".>", that is "_INBOX.acme.>", the
+// prefix the runtime's connection for the tenant uses. It returns the
+// user's secret.
 func runtimeSecret(b *broker.Broker, cfg trigger.Config) (*credential.Secret, error) {
-	perms, err := pull.DerivePermissions(conn.DefaultInboxPrefix, provision.PullBinding(cfg.Bindings[0]))
+	perms, err := provision.DerivePermissions(cfg)
 	if err != nil {
 		return nil, err
 	}
-	user, err := b.User("acme", broker.UserSpec{PubAllow: perms.Publish, SubAllow: perms.Subscribe})
+	p := perms[0].Permissions
+	user, err := b.User("acme", broker.UserSpec{PubAllow: p.Publish, SubAllow: p.Subscribe})
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -203,14 +202,15 @@ func runScenario(ctx context.Context, w io.Writer, sc scenario, cfg trigger.Conf
 }
 
 // writeUsers describes each tenant's runtime user: its permissions, exactly
-// those derived from the tenant's bindings, and the size of its CONNECT.
+// those derived from the tenant's bindings and private inbox prefix, and the
+// size of its CONNECT.
 func writeUsers(w io.Writer, users []tenantCreds) {
-	fmt.Fprintf(w, "runtime users (permissions exactly as provision/pull derive them, inbox %s):\n", conn.DefaultInboxPrefix)
+	fmt.Fprintln(w, "runtime users (permissions exactly as provision/pull derive them, each tenant's private inbox _INBOX.<tenant>):")
 	for _, u := range users {
 		p := u.Permissions.Permissions
 		n := uint64(len(u.Permissions.Bindings))
-		fmt.Fprintf(w, "  %s: %d %s, publish %d subjects, subscribe %s; user JWT %d bytes, CONNECT %d of %d bytes\n",
-			u.Tenant, n, plural(n, "binding", "bindings"), len(p.Publish), strings.Join(p.Subscribe, " "),
+		fmt.Fprintf(w, "  %s: %d %s, inbox %s, publish %d subjects, subscribe %s; user JWT %d bytes, CONNECT %d of %d bytes\n",
+			u.Tenant, n, plural(n, "binding", "bindings"), u.Permissions.InboxPrefix, len(p.Publish), strings.Join(p.Subscribe, " "),
 			len(u.Runtime.JWT), u.ConnectBytes, brokerMaxControlLine)
 		for _, s := range p.Publish {
 			fmt.Fprintf(w, "    pub %s\n", s)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -121,7 +122,7 @@ func TestDemoKeep(t *testing.T) {
 			t.Errorf("provision -assert: exit %d\n%s", code, stderr.String())
 		}
 		for _, tf := range a.Tenants {
-			dialRuntime(t, a, tf.Runtime)
+			dialRuntime(t, a, tf)
 		}
 	}
 	var out bytes.Buffer
@@ -141,9 +142,15 @@ func TestDemoKeep(t *testing.T) {
 	assertRemoved(t, dir)
 }
 
-// dialRuntime connects to the kept broker with a runtime .creds file.
-func dialRuntime(t *testing.T, a access, credsPath string) {
+// dialRuntime connects to the kept broker with a tenant's runtime .creds
+// file and its private inbox prefix, as the trigger runtime does; with the
+// account-wide default prefix the same user is refused its inbox.
+func dialRuntime(t *testing.T, a access, tf tenantFiles) {
 	t.Helper()
+	if want := trigger.InboxPrefix(tf.Tenant); tf.InboxPrefix != want {
+		t.Errorf("tenant %s: inbox prefix %q, want %q", tf.Tenant, tf.InboxPrefix, want)
+	}
+	credsPath := tf.Runtime
 	raw, err := os.ReadFile(credsPath)
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +172,16 @@ func dialRuntime(t *testing.T, a access, credsPath string) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), requestTimeout)
 	defer cancel()
+	if c, err := conn.Dial(ctx, cc); err == nil {
+		c.Close()
+		t.Errorf("runtime user %s: dial with the default inbox prefix succeeded, want a permission violation", credsPath)
+	} else {
+		var se *conn.ServerError
+		if !errors.As(err, &se) || se.Kind != conn.KindPermission {
+			t.Errorf("runtime user %s: dial with the default inbox prefix: %v, want a permission violation", credsPath, err)
+		}
+	}
+	cc.InboxPrefix = tf.InboxPrefix
 	c, err := conn.Dial(ctx, cc)
 	if err != nil {
 		t.Errorf("runtime user %s: dial: %v", credsPath, err)

@@ -15,7 +15,9 @@
 //     administrator: streams ORDERS and PAYMENTS and one durable pull
 //     consumer per binding, with the profile's exact settings.
 //  3. Runtime users: per tenant a user whose permissions are exactly those
-//     provision (pull) derives for the tenant's bindings, nothing else. A
+//     provision (pull) derives for the tenant's bindings and its private
+//     inbox (subscribe on trigger.InboxPrefix(tenant) + ".>", for example
+//     _INBOX.acme.>), nothing else. A
 //     user JWT grows with its bindings (four publish subjects each) and the
 //     broker reads at most max_control_line (4096 bytes by default) of
 //     CONNECT; the demo checks its users fit, and a tenant with many

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/provision"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -49,6 +48,9 @@ type tenantFiles struct {
 	Tenant  string
 	Admin   string
 	Runtime string
+	// InboxPrefix is the private inbox prefix the runtime user's
+	// connection must use: its only subscribe permission.
+	InboxPrefix string
 }
 
 // credentialsEntry is one entry of a credentials file (tools/validate).
@@ -94,7 +96,7 @@ func writeAccess(b *broker.Broker, cfg trigger.Config, users []tenantCreds) (acc
 		if err != nil {
 			return a, err
 		}
-		a.Tenants = append(a.Tenants, tenantFiles{Tenant: t.ID, Admin: adminPath, Runtime: runtimePath})
+		a.Tenants = append(a.Tenants, tenantFiles{Tenant: t.ID, Admin: adminPath, Runtime: runtimePath, InboxPrefix: u.Permissions.InboxPrefix})
 		entry := credentialsEntry{Tenant: t.ID, ProviderID: t.ProviderID, Destination: t.Destination, Kind: "creds"}
 		entry.File = filepath.Base(runtimePath)
 		runtimeDoc.Credentials = append(runtimeDoc.Credentials, entry)
@@ -112,7 +114,7 @@ func writeAccess(b *broker.Broker, cfg trigger.Config, users []tenantCreds) (acc
 		}
 	}
 	var pb bytes.Buffer
-	if err := provision.WritePermissions(&pb, provision.FormatServer, conn.DefaultInboxPrefix, perms); err != nil {
+	if err := provision.WritePermissions(&pb, provision.FormatServer, perms); err != nil {
 		return a, err
 	}
 	if err := os.WriteFile(a.Permissions, pb.Bytes(), 0o644); err != nil {
@@ -129,7 +131,7 @@ func describeAccess(w io.Writer, a access) {
 	fmt.Fprintf(w, "  CA file      %s\n", a.CAFile)
 	for _, t := range a.Tenants {
 		fmt.Fprintf(w, "  %-12s admin creds %s\n", t.Tenant, t.Admin)
-		fmt.Fprintf(w, "  %-12s runtime creds %s (permissions %s)\n", "", t.Runtime, a.Permissions)
+		fmt.Fprintf(w, "  %-12s runtime creds %s (permissions %s; subscribes only its private inbox %s.>)\n", "", t.Runtime, a.Permissions, t.InboxPrefix)
 	}
 	fmt.Fprintf(w, "  config       %s\n", a.Config)
 	fmt.Fprintln(w, "try:")

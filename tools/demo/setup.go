@@ -78,11 +78,12 @@ func secretOf(c broker.Creds) (*credential.Secret, error) {
 
 // mintUsers mints, for every tenant of cfg, its administrator and the
 // runtime's user with exactly the permissions provision (pull) derives for
-// the tenant's bindings, and checks that the runtime user's CONNECT fits
+// the tenant's bindings and its private inbox prefix
+// (trigger.InboxPrefix), and checks that the runtime user's CONNECT fits
 // the broker's control line. The caller wipes what it returns, also on
 // error.
 func mintUsers(b *broker.Broker, cfg trigger.Config) ([]tenantCreds, error) {
-	perms, err := provision.DerivePermissions(cfg, conn.DefaultInboxPrefix)
+	perms, err := provision.DerivePermissions(cfg)
 	if err != nil {
 		return nil, err
 	}

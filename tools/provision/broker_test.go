@@ -247,11 +247,11 @@ func TestAgainstBroker(t *testing.T) {
 			t.Fatalf("Main -permissions-only: exit %d\n%s", code, stderr.String())
 		}
 
-		wantAcme, err := pull.DerivePermissions(conn.DefaultInboxPrefix, PullBinding(b8), PullBinding(b9))
+		wantAcme, err := pull.DerivePermissions(trigger.InboxPrefix("acme"), PullBinding(b8), PullBinding(b9))
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantGlobex, err := pull.DerivePermissions(conn.DefaultInboxPrefix, PullBinding(b10))
+		wantGlobex, err := pull.DerivePermissions(trigger.InboxPrefix("globex"), PullBinding(b10))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,12 +265,12 @@ func TestAgainstBroker(t *testing.T) {
 		}
 		var got []perms
 		for _, u := range doc.Tenants {
-			got = append(got, perms{u.Tenant, u.Address, doc.InboxPrefix, u.Bindings, u.Permissions.Pub.Allow, u.Permissions.Sub.Allow})
+			got = append(got, perms{u.Tenant, u.Address, u.InboxPrefix, u.Bindings, u.Permissions.Pub.Allow, u.Permissions.Sub.Allow})
 		}
 		addr := b.Addr().String()
 		want := []perms{
-			{"acme", addr, "_INBOX", []string{"b8", "b9"}, wantAcme.Publish, wantAcme.Subscribe},
-			{"globex", addr, "_INBOX", []string{"b10"}, wantGlobex.Publish, wantGlobex.Subscribe},
+			{"acme", addr, "_INBOX.acme", []string{"b8", "b9"}, wantAcme.Publish, []string{"_INBOX.acme.>"}},
+			{"globex", addr, "_INBOX.globex", []string{"b10"}, wantGlobex.Publish, []string{"_INBOX.globex.>"}},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("json permissions (-want +got):\n%s", diff)
@@ -311,7 +311,7 @@ func TestAgainstBroker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt := dialAs(t, b, user)
+		rt := dialInbox(t, b, user, trigger.InboxPrefix("acme"))
 		pc, err := pull.NewConsumer(PullBinding(b8), pull.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -352,6 +352,63 @@ func TestAgainstBroker(t *testing.T) {
 				var se *conn.ServerError
 				if !errors.As(err, &se) || se.Kind != conn.KindPermission {
 					t.Errorf("request %s: %v, want a permission violation", tc.subject, err)
+				}
+			})
+		}
+	})
+
+	t.Run("each tenant's user reads only its own private inbox", func(t *testing.T) {
+		// Tenants "acme" and "acme.eu" and "globex" of one configuration;
+		// their users are minted in one account, as users of one account
+		// sharing a broker would be.
+		cfg := config(t, b,
+			binding("b12", "acme", "PRIV", "c12", "acme.priv"),
+			binding("b13", "acme.eu", "PRIV", "c13", "acme.eu.priv"),
+			binding("b14", "globex", "PRIV", "c14", "globex.priv"))
+		ps, err := DerivePermissions(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		users := map[string]broker.Creds{}
+		for _, p := range ps {
+			users[p.Tenant], err = b.User("acme", broker.UserSpec{Name: "runtime-" + p.Tenant, PubAllow: p.Permissions.Publish, SubAllow: p.Permissions.Subscribe})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, p := range ps {
+			t.Run("own inbox "+p.Tenant, func(t *testing.T) {
+				c := dialInbox(t, b, users[p.Tenant], p.InboxPrefix)
+				if !strings.HasPrefix(c.conn.Inbox(), p.InboxPrefix+".") {
+					t.Errorf("inbox %q not under %q", c.conn.Inbox(), p.InboxPrefix)
+				}
+			})
+		}
+		denied := []struct {
+			name, user, prefix string
+		}{
+			{"acme on globex's inbox", "acme", trigger.InboxPrefix("globex")},
+			{"globex on acme's inbox", "globex", trigger.InboxPrefix("acme")},
+			{"acme on acme.eu's inbox", "acme", trigger.InboxPrefix("acme.eu")},
+			{"acme.eu on acme's inbox", "acme.eu", trigger.InboxPrefix("acme")},
+			{"acme on the account-wide default inbox", "acme", conn.DefaultInboxPrefix},
+		}
+		for _, tc := range denied {
+			t.Run(tc.name, func(t *testing.T) {
+				cfg, err := ConnConfig(destination(b), secretOf(t, users[tc.user]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.InboxPrefix = tc.prefix
+				c, err := Dial(t.Context(), cfg, testTimeout)
+				if err == nil {
+					_ = c.Close()
+					t.Fatalf("Dial with inbox prefix %q succeeded, want a permission violation", tc.prefix)
+				}
+				var he *conn.HandshakeError
+				var se *conn.ServerError
+				if !errors.As(err, &he) || he.Step != conn.StepConnect || !errors.As(err, &se) || se.Kind != conn.KindPermission {
+					t.Errorf("Dial with inbox prefix %q: %v, want a permission violation at the connect step", tc.prefix, err)
 				}
 			})
 		}
@@ -446,6 +503,7 @@ func TestMainInputs(t *testing.T) {
 		{"zero max-msgs", []string{"-config", good, "-credentials", good, "-max-msgs", "0"}, ExitUsage},
 		{"timeout too long", []string{"-config", good, "-credentials", good, "-timeout", (MaxTimeout + time.Millisecond).String()}, ExitUsage},
 		{"unknown flag", []string{"-config", good, "-force"}, ExitUsage},
+		{"inbox prefix is derived, not a flag", []string{"-config", good, "-permissions-only", "-inbox-prefix", "_INBOX"}, ExitUsage},
 		{"unreadable inputs", []string{"-config", good, "-credentials", good}, ExitFailed},
 	}
 	for _, tc := range tests {

@@ -66,9 +66,14 @@
 // # Permissions
 //
 // DerivePermissions returns, per tenant, exactly pull.DerivePermissions for
-// the tenant's bindings and the runtime's inbox prefix: publish to each
-// binding's consumer-info and pull subjects and both acknowledgement-subject
-// forms, subscribe to the inbox. WritePermissions writes them as nats-server
+// the tenant's bindings and the tenant's private inbox prefix
+// trigger.InboxPrefix(tenant) ("_INBOX.<tenant>", each '.' of the tenant ID
+// written '~'), the prefix the trigger runtime's connection for that tenant
+// uses: publish to each binding's consumer-info and pull subjects and both
+// acknowledgement-subject forms, subscribe to "_INBOX.<tenant>.>" and
+// nothing wider, so neither another tenant's user nor any other user of the
+// account granted only its own prefix can read the runtime's replies and
+// deliveries. The prefix is derived from the tenant ID, not chosen. WritePermissions writes them as nats-server
 // configuration (FormatServer) or as JSON in the form of user JWT claims for
 // account tooling (FormatJSON, AccountDocument).
 //
@@ -81,8 +86,7 @@
 // # The command
 //
 //	provision -config FILE -credentials FILE [-assert] [-permissions server|json|none]
-//	          [-inbox-prefix PREFIX] [-retention workqueue|limits] [-max-msgs N]
-//	          [-max-bytes N] [-timeout D]
+//	          [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-timeout D]
 //	provision -config FILE -permissions-only [-permissions server|json]
 //
 // The credentials file has the format of package validate, naming for each

@@ -111,6 +111,23 @@ func dialAs(t testing.TB, b *broker.Broker, c broker.Creds) *Client {
 	return cl
 }
 
+// dialInbox connects to b as a tenant user with the given creds and inbox
+// prefix, the prefix the trigger runtime's connection for a tenant uses.
+func dialInbox(t testing.TB, b *broker.Broker, c broker.Creds, prefix string) *Client {
+	t.Helper()
+	cfg, err := ConnConfig(destination(b), secretOf(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.InboxPrefix = prefix
+	cl, err := Dial(t.Context(), cfg, testTimeout)
+	if err != nil {
+		t.Fatalf("Dial with inbox prefix %q: %v", prefix, err)
+	}
+	t.Cleanup(func() { _ = cl.Close() })
+	return cl
+}
+
 // adminClient connects as the tenant's administrator.
 func adminClient(t testing.TB, b *broker.Broker, tenant string) *Client {
 	t.Helper()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/tools/validate"
 )
 
@@ -18,8 +17,7 @@ const (
 	// ExitFailed: an input violation, or a resource that is missing,
 	// different, skipped or failed.
 	ExitFailed = 1
-	// ExitUsage: bad flags or arguments (an invalid -inbox-prefix
-	// included); no broker was contacted.
+	// ExitUsage: bad flags or arguments; no broker was contacted.
 	ExitUsage = 2
 )
 
@@ -28,8 +26,8 @@ const permissionsNone = "none"
 
 // usage is the command's synopsis.
 const usage = `usage: provision -config FILE -credentials FILE [-assert] [-permissions server|json|none]
-                 [-inbox-prefix PREFIX] [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-timeout D]
-       provision -config FILE -permissions-only [-permissions server|json] [-inbox-prefix PREFIX]`
+                 [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-timeout D]
+       provision -config FILE -permissions-only [-permissions server|json]`
 
 // Main runs the provision command with args (without the program name) and
 // returns its exit code. ctx bounds the whole run (each dial and request is
@@ -41,8 +39,10 @@ const usage = `usage: provision -config FILE -credentials FILE [-assert] [-permi
 // first; any violation is printed and nothing is contacted. Then Run
 // provisions every tenant. The report goes to stderr, one line per stream
 // and consumer with every mismatch below it, and a summary; the tenants'
-// permissions go to stdout in the chosen format. -permissions-only derives
-// and writes the permissions from the configuration alone.
+// permissions go to stdout in the chosen format, each tenant's subscribe
+// permission its private inbox trigger.InboxPrefix(tenant) + ".>" (the
+// prefix is derived, not chosen). -permissions-only derives and writes the
+// permissions from the configuration alone.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("provision", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -57,7 +57,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	assert := fs.Bool("assert", false, "create nothing: only check that every stream and consumer exists as required")
 	permsFormat := fs.String("permissions", FormatServer.String(), "format of the runtime's permissions on stdout: server, json or none")
 	permsOnly := fs.Bool("permissions-only", false, "only derive and write the permissions; no credentials, no broker")
-	inbox := fs.String("inbox-prefix", conn.DefaultInboxPrefix, "inbox prefix of the runtime's connections, for the subscribe permission")
 	retention := fs.String("retention", defaults.Stream.Retention.String(), "retention of the streams created: workqueue or limits")
 	maxMsgs := fs.Int64("max-msgs", defaults.Stream.MaxMsgs, "max_msgs of the streams created (-1: none of their own)")
 	maxBytes := fs.Int64("max-bytes", defaults.Stream.MaxBytes, "max_bytes of the streams created (-1: none of their own)")
@@ -118,9 +117,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "provision: %d violation(s); nothing contacted\n", len(res.Violations))
 		return ExitFailed
 	}
-	perms, err := DerivePermissions(res.Config, *inbox)
+	perms, err := DerivePermissions(res.Config)
 	if err != nil {
-		return badUsage(err.Error())
+		fmt.Fprintln(stderr, err)
+		return ExitFailed
 	}
 
 	code := ExitOK
@@ -138,7 +138,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if format != 0 {
-		if err := WritePermissions(stdout, format, *inbox, perms); err != nil {
+		if err := WritePermissions(stdout, format, perms); err != nil {
 			fmt.Fprintln(stderr, err)
 			return ExitFailed
 		}

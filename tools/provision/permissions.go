@@ -16,12 +16,16 @@ import (
 
 // TenantPermissions are the permissions the trigger runtime's user needs on
 // one tenant's broker: exactly what pull.DerivePermissions returns for the
-// tenant's bindings and the runtime's inbox prefix.
+// tenant's bindings and the tenant's private inbox prefix.
 type TenantPermissions struct {
 	Tenant     string
 	ProviderID string
 	// Address is the tenant's destination, "a.b.c.d:port".
 	Address string
+	// InboxPrefix is the private inbox prefix of the runtime's connection
+	// for this tenant, trigger.InboxPrefix(Tenant); the only subscribe
+	// permission is InboxPrefix + ".>".
+	InboxPrefix string
 	// Bindings are the IDs of the tenant's bindings, in configuration
 	// order.
 	Bindings    []string
@@ -29,12 +33,18 @@ type TenantPermissions struct {
 }
 
 // DerivePermissions returns the permissions of every tenant of cfg, in
-// tenant order, for a runtime whose connections use inboxPrefix (the trigger
-// runtime uses conn.DefaultInboxPrefix).
-func DerivePermissions(cfg trigger.Config, inboxPrefix string) ([]TenantPermissions, error) {
+// tenant order. Each tenant's subscribe permission is its own private inbox,
+// trigger.InboxPrefix(tenant) + ".>" ("_INBOX.<tenant>.>", each '.' of the
+// tenant ID written '~'), the prefix the trigger runtime's connection for
+// that tenant uses; no tenant's user may read another tenant's replies or
+// deliveries, nor those of other users of the account.
+func DerivePermissions(cfg trigger.Config) ([]TenantPermissions, error) {
 	out := make([]TenantPermissions, 0, len(cfg.Tenants))
 	for _, t := range cfg.Tenants {
-		tp := TenantPermissions{Tenant: t.ID, ProviderID: t.ProviderID, Address: t.Destination.Address.String()}
+		tp := TenantPermissions{
+			Tenant: t.ID, ProviderID: t.ProviderID, Address: t.Destination.Address.String(),
+			InboxPrefix: trigger.InboxPrefix(t.ID),
+		}
 		var bs []pull.Binding
 		for _, b := range cfg.Bindings {
 			if b.Tenant == t.ID {
@@ -42,7 +52,7 @@ func DerivePermissions(cfg trigger.Config, inboxPrefix string) ([]TenantPermissi
 				bs = append(bs, PullBinding(b))
 			}
 		}
-		p, err := pull.DerivePermissions(inboxPrefix, bs...)
+		p, err := pull.DerivePermissions(tp.InboxPrefix, bs...)
 		if err != nil {
 			return nil, fmt.Errorf("provision: permissions of tenant %q: %w", t.ID, err)
 		}
@@ -91,42 +101,44 @@ func ParseFormat(s string) (Format, error) {
 
 // AccountDocument is what FormatJSON writes.
 type AccountDocument struct {
-	// InboxPrefix is the inbox prefix the permissions were derived for.
-	InboxPrefix string        `json:"inbox_prefix"`
-	Tenants     []AccountUser `json:"tenants"`
+	Tenants []AccountUser `json:"tenants"`
 }
 
 // AccountUser is the runtime's user on one tenant's broker.
 type AccountUser struct {
-	Tenant     string   `json:"tenant"`
-	ProviderID string   `json:"provider_id"`
-	Address    string   `json:"address"`
-	Bindings   []string `json:"bindings"`
+	Tenant     string `json:"tenant"`
+	ProviderID string `json:"provider_id"`
+	Address    string `json:"address"`
+	// InboxPrefix is the private inbox prefix the runtime's connection
+	// for the tenant uses (TenantPermissions.InboxPrefix).
+	InboxPrefix string   `json:"inbox_prefix"`
+	Bindings    []string `json:"bindings"`
 	// Permissions are the user JWT's permissions claims.
 	Permissions jwt.Permissions `json:"permissions"`
 }
 
-// WritePermissions writes ps in format f. inboxPrefix is the prefix they
-// were derived for.
-func WritePermissions(w io.Writer, f Format, inboxPrefix string, ps []TenantPermissions) error {
+// WritePermissions writes ps in format f.
+func WritePermissions(w io.Writer, f Format, ps []TenantPermissions) error {
 	var b bytes.Buffer
 	switch f {
 	case FormatServer:
 		fmt.Fprintf(&b, "# Permissions of the trigger runtime's user on each tenant's broker\n")
-		fmt.Fprintf(&b, "# (client inbox prefix %q); place each line in that user's entry.\n", inboxPrefix)
+		fmt.Fprintf(&b, "# (each tenant's private inbox prefix); place each line in that user's entry.\n")
 		for _, p := range ps {
 			conf, err := p.Permissions.ServerConfigJSON()
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(&b, "# tenant %q, provider %q, %s, bindings: %s\n", p.Tenant, p.ProviderID, p.Address, strings.Join(p.Bindings, ", "))
+			fmt.Fprintf(&b, "# tenant %q, provider %q, %s, inbox prefix %q, bindings: %s\n",
+				p.Tenant, p.ProviderID, p.Address, p.InboxPrefix, strings.Join(p.Bindings, ", "))
 			fmt.Fprintf(&b, "permissions: %s\n", conf)
 		}
 	case FormatJSON:
-		doc := AccountDocument{InboxPrefix: inboxPrefix, Tenants: make([]AccountUser, 0, len(ps))}
+		doc := AccountDocument{Tenants: make([]AccountUser, 0, len(ps))}
 		for _, p := range ps {
 			doc.Tenants = append(doc.Tenants, AccountUser{
-				Tenant: p.Tenant, ProviderID: p.ProviderID, Address: p.Address, Bindings: p.Bindings,
+				Tenant: p.Tenant, ProviderID: p.ProviderID, Address: p.Address,
+				InboxPrefix: p.InboxPrefix, Bindings: p.Bindings,
 				Permissions: jwt.Permissions{
 					Pub: jwt.Permission{Allow: jwt.StringList(p.Permissions.Publish)},
 					Sub: jwt.Permission{Allow: jwt.StringList(p.Permissions.Subscribe)},

@@ -373,3 +373,121 @@ func TestConnConfig(t *testing.T) {
 		})
 	}
 }
+
+// permsConfig is a valid configuration of two tenants, one with a dotted
+// ID, with no broker behind it.
+func permsConfig(t *testing.T) trigger.Config {
+	t.Helper()
+	d := trigger.Destination{
+		Address: netip.MustParseAddrPort("127.0.0.1:4222"), ServerName: "broker.latent.test",
+		RootCAsPEM: testCAPEM(t), AllowNonPublic: true,
+	}
+	cfg := trigger.Config{
+		Profile: trigger.ProfileName, PollIntervalMS: 100, MaxControlLineBytes: 4096, MaxHeaderBytes: 4096,
+		Tenants: []trigger.Tenant{
+			{ID: "acme", ProviderID: "p1", Destination: d},
+			{ID: "acme.eu", ProviderID: "p2", Destination: d},
+		},
+		Bindings: []trigger.Binding{
+			binding("b0", "acme", "S", "c0", "acme.s"),
+			binding("b1", "acme.eu", "S", "c1", "acme.eu.s"),
+			binding("b2", "acme", "S", "c2", "acme.t"),
+		},
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("test configuration: %v", err)
+	}
+	return cfg
+}
+
+// TestDerivePermissions: each tenant subscribes to its own private inbox
+// only, "_INBOX.<tenant>.>" with the tenant ID's dots written '~', and
+// publishes exactly what pull derives for its bindings.
+func TestDerivePermissions(t *testing.T) {
+	cfg := permsConfig(t)
+	got, err := DerivePermissions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme, err := pull.DerivePermissions("_INBOX.acme", PullBinding(cfg.Bindings[0]), PullBinding(cfg.Bindings[2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eu, err := pull.DerivePermissions("_INBOX.acme~eu", PullBinding(cfg.Bindings[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []TenantPermissions{
+		{Tenant: "acme", ProviderID: "p1", Address: "127.0.0.1:4222", InboxPrefix: "_INBOX.acme", Bindings: []string{"b0", "b2"}, Permissions: acme},
+		{Tenant: "acme.eu", ProviderID: "p2", Address: "127.0.0.1:4222", InboxPrefix: "_INBOX.acme~eu", Bindings: []string{"b1"}, Permissions: eu},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("DerivePermissions (-want +got):\n%s", diff)
+	}
+	for _, p := range got {
+		if p.InboxPrefix != trigger.InboxPrefix(p.Tenant) {
+			t.Errorf("tenant %s: inbox prefix %q, want trigger.InboxPrefix = %q", p.Tenant, p.InboxPrefix, trigger.InboxPrefix(p.Tenant))
+		}
+		if diff := cmp.Diff([]string{p.InboxPrefix + ".>"}, p.Permissions.Subscribe); diff != "" {
+			t.Errorf("tenant %s subscribe (-want +got):\n%s", p.Tenant, diff)
+		}
+	}
+}
+
+// TestWritePermissions pins both formats: each tenant's own inbox prefix
+// and subscribe permission, nothing account-wide.
+func TestWritePermissions(t *testing.T) {
+	ps, err := DerivePermissions(permsConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var server bytes.Buffer
+	if err := WritePermissions(&server, FormatServer, ps); err != nil {
+		t.Fatal(err)
+	}
+	acmeConf, err := ps[0].Permissions.ServerConfigJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	euConf, err := ps[1].Permissions.ServerConfigJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantServer := "# Permissions of the trigger runtime's user on each tenant's broker\n" +
+		"# (each tenant's private inbox prefix); place each line in that user's entry.\n" +
+		"# tenant \"acme\", provider \"p1\", 127.0.0.1:4222, inbox prefix \"_INBOX.acme\", bindings: b0, b2\n" +
+		"permissions: " + string(acmeConf) + "\n" +
+		"# tenant \"acme.eu\", provider \"p2\", 127.0.0.1:4222, inbox prefix \"_INBOX.acme~eu\", bindings: b1\n" +
+		"permissions: " + string(euConf) + "\n"
+	if diff := cmp.Diff(wantServer, server.String()); diff != "" {
+		t.Errorf("server format (-want +got):\n%s", diff)
+	}
+	if strings.Contains(server.String(), `"_INBOX.>"`) {
+		t.Errorf("server format grants the account-wide inbox:\n%s", server.String())
+	}
+
+	var js bytes.Buffer
+	if err := WritePermissions(&js, FormatJSON, ps); err != nil {
+		t.Fatal(err)
+	}
+	var doc AccountDocument
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatalf("json format: %v\n%s", err, js.String())
+	}
+	type user struct {
+		Tenant, Inbox string
+		Sub           []string
+	}
+	var got []user
+	for _, u := range doc.Tenants {
+		got = append(got, user{u.Tenant, u.InboxPrefix, u.Permissions.Sub.Allow})
+	}
+	want := []user{{"acme", "_INBOX.acme", []string{"_INBOX.acme.>"}}, {"acme.eu", "_INBOX.acme~eu", []string{"_INBOX.acme~eu.>"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("json format (-want +got):\n%s", diff)
+	}
+
+	if err := WritePermissions(&js, Format(0), ps); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("WritePermissions(Format(0)) = %v, want ErrInvalidOptions", err)
+	}
+}
