@@ -15,7 +15,7 @@ import (
 // implements it. RequestDelivery is Request for the pull, whose answer may be
 // a message delivered under its own subject (Reply.Forwarded). RequestBytes
 // is Request with the subject as bytes, for the acknowledgement, whose
-// subject is kept in the Consumer's buffer: an implementation reads those
+// subject is kept in the Consumer's Scratch: an implementation reads those
 // bytes during the call only and must not retain them.
 //
 // The context handed to a Requester may narrow its caller's deadline without
@@ -62,12 +62,17 @@ type Options struct {
 	// OpTimeout bounds Inspect and Ack when the caller's context allows
 	// longer; zero means DefaultOpTimeout.
 	OpTimeout time.Duration
+	// Scratch is the working memory the Consumer shares with the other
+	// Consumers given the same one (see Scratch); nil means the Consumer
+	// allocates its own.
+	Scratch *Scratch
 }
 
 // Consumer runs the operations of one binding. It holds no connection and
-// no goroutine; it is not safe for concurrent use (it keeps scratch
-// buffers for acknowledgement payloads and for the ack subject of its
-// latest delivery, see Delivery).
+// no goroutine; it is not safe for concurrent use, nor for use concurrent
+// with another Consumer sharing its Scratch (which holds the buffers for
+// acknowledgement payloads and for the ack subject of the latest delivery,
+// see Delivery).
 type Consumer struct {
 	b           Binding
 	ack         acksubject.Binding
@@ -77,14 +82,12 @@ type Consumer struct {
 	now         func() time.Time
 	nextBound   time.Duration
 	opTimeout   time.Duration
-	cmd         [MaxCommandLen]byte
-	dctx        deadlineCtx // scratch of narrow, empty between calls
-	ackBuf      ackBuffer   // the ack subject of the latest delivery
-	accountHash string      // the v2 account hash last seen, see Delivery
+	s           *Scratch
+	accountHash string // the v2 account hash last seen, see Delivery
 }
 
 // NewConsumer validates b and opts and prepares the subjects and the pull
-// body once.
+// body once. It allocates a Scratch unless opts.Scratch is set.
 func NewConsumer(b Binding, opts Options) (*Consumer, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
@@ -107,6 +110,10 @@ func NewConsumer(b Binding, opts Options) (*Consumer, error) {
 	if now == nil {
 		now = time.Now
 	}
+	s := opts.Scratch
+	if s == nil {
+		s = new(Scratch)
+	}
 	return &Consumer{
 		b:           b,
 		ack:         acksubject.Binding{Stream: b.Stream, Consumer: b.Consumer},
@@ -116,11 +123,16 @@ func NewConsumer(b Binding, opts Options) (*Consumer, error) {
 		now:         now,
 		nextBound:   RequestExpires + margin,
 		opTimeout:   op,
+		s:           s,
 	}, nil
 }
 
 // Binding returns the consumer's binding.
 func (c *Consumer) Binding() Binding { return c.b }
+
+// Scratch returns the Scratch the consumer uses: Options.Scratch, or its
+// own.
+func (c *Consumer) Scratch() *Scratch { return c.s }
 
 // NextBody returns a copy of the pull request body.
 func (c *Consumer) NextBody() []byte { return append([]byte(nil), c.nextBody...) }
@@ -149,7 +161,7 @@ func (d *deadlineCtx) Err() error {
 }
 
 // narrow returns ctx when its deadline is at most d from now, otherwise the
-// Consumer's scratch deadlineCtx over ctx ending d from now. The caller
+// Scratch's deadlineCtx over ctx ending d from now. The caller
 // calls release when the request returns, so the Consumer keeps no
 // reference to ctx.
 func (c *Consumer) narrow(ctx context.Context, d time.Duration) context.Context {
@@ -157,11 +169,11 @@ func (c *Consumer) narrow(ctx context.Context, d time.Duration) context.Context 
 	if dl, ok := ctx.Deadline(); ok && !dl.After(limit) {
 		return ctx
 	}
-	c.dctx = deadlineCtx{Context: ctx, deadline: limit}
-	return &c.dctx
+	c.s.dctx = deadlineCtx{Context: ctx, deadline: limit}
+	return &c.s.dctx
 }
 
-func (c *Consumer) release() { c.dctx = deadlineCtx{} }
+func (c *Consumer) release() { c.s.dctx = deadlineCtx{} }
 
 // Inspect requests consumer info and checks it against the profile. It
 // returns the pending counts whenever the reply decoded, also with a
@@ -203,11 +215,11 @@ func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
 // returns its error. A *ReplyError means the connection must be closed.
 //
 // Every call, whatever its outcome, ends the validity of the Delivery the
-// previous call returned (see Delivery): acknowledge it first, or keep
-// its Clone. A pull allocates nothing in this package but the one copy of
+// previous call returned, and of any Delivery of a Consumer sharing the
+// Scratch (see Delivery): acknowledge it first, or keep its Clone. A pull allocates nothing in this package but the one copy of
 // a v2 account hash (see Delivery).
 func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
-	c.ackBuf.gen++
+	c.s.ack.gen++
 	sentAt := c.now()
 	rep, err := r.RequestDelivery(c.narrow(ctx, c.nextBound), c.nextSubject, nil, c.nextBody)
 	c.release()
@@ -221,7 +233,7 @@ func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 // bounded by ctx and the operation timeout. It never retries.
 //
 // An invalid cmd, or a d not delivered for this binding or made stale by a
-// later Next (see Delivery), is refused before anything is sent: a zero
+// later Next of a Consumer sharing the Scratch (see Delivery), is refused before anything is sent: a zero
 // Receipt and ErrInvalidAction, ErrInvalidNakDelay, ErrInvalidTermReason
 // or ErrInvalidDelivery. A request
 // the connection refused before writing returns a zero Receipt and the
@@ -229,7 +241,7 @@ func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 // VerifiedLate with a nil error, or Uncertain with a *ReceiptError whose
 // cause may itself match ErrCloseConnection.
 func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Command) (Receipt, error) {
-	payload, err := AppendCommand(c.cmd[:0], cmd)
+	payload, err := AppendCommand(c.s.cmd[:0], cmd)
 	if err != nil {
 		return Receipt{}, err
 	}

@@ -211,7 +211,7 @@ func TestDeadlineCtx(t *testing.T) {
 		t.Errorf("Err() = %v past the deadline", err)
 	}
 	c.release()
-	if c.dctx.Context != nil {
+	if c.s.dctx.Context != nil {
 		t.Error("release kept the parent context")
 	}
 }

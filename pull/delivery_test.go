@@ -73,8 +73,9 @@ func TestDeliveryStaleAfterNext(t *testing.T) {
 	}
 }
 
-// TestDeliveryAcrossConsumers: each Consumer has its own buffer, so a pull
-// on one leaves the Delivery of another valid.
+// TestDeliveryAcrossConsumers: without Options.Scratch each Consumer has
+// its own buffer, so a pull on one leaves the Delivery of another valid
+// (TestScratchStaleAcrossConsumers for Consumers sharing a Scratch).
 func TestDeliveryAcrossConsumers(t *testing.T) {
 	a, b := newTestConsumer(t, &fakeClock{}), newTestConsumer(t, &fakeClock{})
 	d := delivered(t, a)
@@ -86,7 +87,7 @@ func TestDeliveryAcrossConsumers(t *testing.T) {
 }
 
 // TestDeliveryInfoAliasesNoBuffer: the strings of Delivery.AckSubject stay
-// what they were when a later delivery rewrites the Consumer's buffer, and
+// what they were when a later delivery rewrites the Scratch's buffer, and
 // none of them points into it. A v2 account hash is copied once and shared
 // by the deliveries that carry the same hash.
 func TestDeliveryInfoAliasesNoBuffer(t *testing.T) {
@@ -115,12 +116,12 @@ func TestDeliveryInfoAliasesNoBuffer(t *testing.T) {
 	if unsafe.StringData(first.AckSubject.AccountHash) != unsafe.StringData(second.AckSubject.AccountHash) {
 		t.Error("two deliveries with the same account hash hold two copies")
 	}
-	lo := uintptr(unsafe.Pointer(&c.ackBuf.buf[0]))
-	hi := lo + uintptr(len(c.ackBuf.buf))
+	lo := uintptr(unsafe.Pointer(&c.s.ack.buf[0]))
+	hi := lo + uintptr(len(c.s.ack.buf))
 	for _, d := range []Delivery{first, second, third} {
 		for _, s := range []string{d.AckSubject.Stream, d.AckSubject.Consumer, d.AckSubject.AccountHash} {
 			if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); p >= lo && p < hi {
-				t.Errorf("AckSubject string %q points into the Consumer's buffer", s)
+				t.Errorf("AckSubject string %q points into the Scratch's buffer", s)
 			}
 		}
 		if d.AckSubject.Stream != "ORDERS" || d.AckSubject.Consumer != "worker" {
@@ -130,7 +131,7 @@ func TestDeliveryInfoAliasesNoBuffer(t *testing.T) {
 }
 
 // TestDeliverySubjectAtMaxLen: an ack subject of acksubject.MaxLen bytes
-// fits the Consumer's buffer; one byte more is refused before it is
+// fits the Scratch's buffer; one byte more is refused before it is
 // copied (TestNextForeignReplies).
 func TestDeliverySubjectAtMaxLen(t *testing.T) {
 	b := validBinding()

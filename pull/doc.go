@@ -12,6 +12,8 @@
 //     asset-name rule).
 //   - consumer.go: [Consumer], [Requester] and the operations
 //     [Consumer.Inspect], [Consumer.Next] and [Consumer.Ack].
+//   - scratch.go: [Scratch], the working memory Consumers that are used
+//     one at a time can share.
 //   - info.go, jsonscan.go: the strict, allocation-free decoding of the
 //     consumer-info reply, capped at [MaxInfoSize]; [Pending] and
 //     [Pending.Empty].
@@ -61,12 +63,14 @@
 // belongs to a request that is already answered; discarding it is the
 // connection's business (it arrives on an earlier reply subject).
 //
-// A [Delivery] is valid until the next [Consumer.Next] on its Consumer: its
-// ack subject is kept in a buffer of the Consumer that the next pull
-// rewrites, so that a visit (inspect, pull, acknowledge) allocates nothing
-// in this package. [Consumer.Ack] refuses a Delivery made stale that way;
-// [Delivery.Clone] keeps one across pulls. The parsed fields of a Delivery
-// alias no buffer and stay correct in every copy.
+// A [Delivery] is valid until the next [Consumer.Next] on its Consumer, or
+// on any Consumer sharing its [Scratch] ([Options].Scratch): its ack subject
+// is kept in a buffer of the Scratch that the next pull rewrites, so that a
+// visit (inspect, pull, acknowledge) allocates nothing in this package.
+// Consumers visited one at a time share one Scratch rather than hold about
+// 800 bytes of buffers each. [Consumer.Ack] refuses a Delivery made stale
+// that way; [Delivery.Clone] keeps one across pulls. The parsed fields of a
+// Delivery alias no buffer and stay correct in every copy.
 //
 // A visit that consumer info proves empty ([Pending.Empty]) need not pull
 // at all: with nothing pending the broker would hold the pull for its whole

@@ -66,7 +66,8 @@ var (
 	// ErrInvalidAction: an Action outside the enumeration.
 	ErrInvalidAction = errors.New("pull: invalid ack action")
 	// ErrInvalidDelivery: a Delivery not returned by Next for this
-	// binding, or one a later Next on its Consumer made stale.
+	// binding, or one a later Next made stale (of its Consumer or of
+	// one sharing its Scratch).
 	ErrInvalidDelivery = errors.New("pull: invalid delivery")
 	// ErrNotVerified is wrapped by every *ReceiptError: the broker's receipt
 	// for an acknowledgement was not seen.

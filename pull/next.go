@@ -35,8 +35,9 @@ func appendNextBody(dst []byte, maxBytes int) []byte {
 // It holds no payload.
 //
 // A Delivery returned by Next is valid until the next call of Next on the
-// same Consumer: its ack subject lives in a buffer the Consumer reuses for
-// every delivery, so that a pull allocates nothing. A Delivery that a later
+// same Consumer or on any Consumer sharing its Scratch: its ack subject
+// lives in the Scratch's buffer, reused for every delivery, so that a pull
+// allocates nothing. A Delivery that a later
 // Next made stale is never taken for the later one: Ack refuses it with
 // ErrInvalidDelivery before sending anything, Subject returns "" and Clone
 // returns one that is refused too. To keep a Delivery across later pulls,
@@ -65,16 +66,8 @@ type Delivery struct {
 	gen     uint64 // src.gen when the subject was stored
 }
 
-// ackBuffer is where a Consumer stores the ack subject of its latest
-// delivery. gen counts the calls of Next, so that a Delivery can tell
-// whether its subject is still the one stored.
-type ackBuffer struct {
-	gen uint64
-	buf [acksubject.MaxLen]byte
-}
-
 // valid reports whether d's subject is still the one it was given: its own
-// copy, or the Consumer's buffer not rewritten since.
+// copy, or the Scratch's buffer not rewritten since.
 func (d *Delivery) valid() bool {
 	return len(d.subject) > 0 && (d.src == nil || d.src.gen == d.gen)
 }
@@ -105,7 +98,8 @@ type Result struct {
 	// Kind is the classification; KindMessage when a message arrived.
 	Kind Kind
 	// Delivery identifies the message (KindMessage only). Its ack subject
-	// is valid until the Consumer's next Next (see Delivery).
+	// is valid until the next Next of a Consumer sharing the Scratch,
+	// this one included (see Delivery).
 	Delivery Delivery
 	// Header is the message's raw header block, possibly empty, and Payload
 	// its body, at most the payload ceiling (KindMessage only). Both alias
@@ -141,7 +135,7 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 	if len(r.ReplyTo) > acksubject.MaxLen {
 		return Result{}, &ReplyError{Op: OpNext, Err: ErrBadAckSubject}
 	}
-	// The ack subject is copied into the Consumer's buffer and parsed
+	// The ack subject is copied into the Scratch's buffer and parsed
 	// there: the exact bytes Ack will publish to are the ones checked.
 	// acksubject.Parse reads a string, so it is given an unsafe.String
 	// view of the copy that lives only in this function: every string of
@@ -150,8 +144,8 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 	// them; AccountHash by the Consumer's copy), and its errors carry no
 	// byte of the subject. Nothing can therefore see the bytes change when
 	// the next delivery is stored.
-	n := copy(c.ackBuf.buf[:], r.ReplyTo)
-	stored := c.ackBuf.buf[:n:n]
+	n := copy(c.s.ack.buf[:], r.ReplyTo)
+	stored := c.s.ack.buf[:n:n]
 	info, err := c.ack.Parse(unsafe.String(unsafe.SliceData(stored), n))
 	if err != nil {
 		if errors.Is(err, acksubject.ErrMismatch) {
@@ -173,8 +167,8 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 			AckSubject:  info,
 			AckDeadline: sentAt.Add(c.b.AckWait),
 			subject:     stored,
-			src:         &c.ackBuf,
-			gen:         c.ackBuf.gen,
+			src:         &c.s.ack,
+			gen:         c.s.ack.gen,
 		},
 		Header:  r.Header,
 		Payload: r.Payload,

@@ -203,7 +203,16 @@ func (t *Triggers) dialConn(ctx context.Context, ts *tenantState) (link, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &connLink{c: c, now: t.now}, nil
+	return t.newConnLink(c, ts), nil
+}
+
+// newConnLink drives c for tenant ts: the pull consumers it makes use the
+// tenant's scratch, made here at the tenant's first link.
+func (t *Triggers) newConnLink(c *conn.Conn, ts *tenantState) *connLink {
+	if ts.scratch == nil {
+		ts.scratch = new(pull.Scratch)
+	}
+	return &connLink{c: c, now: t.now, scratch: ts.scratch}
 }
 
 // connConfig is the connection configuration of a tenant: its exact
@@ -234,6 +243,8 @@ func (t *Triggers) connConfig(ts *tenantState) conn.Config {
 type connLink struct {
 	c   *conn.Conn
 	now func() time.Time
+	// scratch is the tenant's, shared by the consumers of its bindings.
+	scratch *pull.Scratch
 	// last is the delivery of the last pull, for its acknowledgement.
 	last    pull.Delivery
 	lastFor *bindingState
@@ -244,10 +255,11 @@ func (l *connLink) usable() bool                    { return !l.c.Closed() && !l
 func (l *connLink) open() bool                      { return !l.c.Closed() }
 func (l *connLink) close()                          { _ = l.c.Close() }
 
-// consumer returns the binding's pull consumer, made at its first use.
+// consumer returns the binding's pull consumer, made at its first use with
+// the tenant's scratch.
 func (l *connLink) consumer(b *bindingState) (*pull.Consumer, error) {
 	if b.consumer == nil {
-		pc, err := pull.NewConsumer(b.pullBinding(), pull.Options{Now: l.now, OpTimeout: b.cfg.OperationTimeout()})
+		pc, err := pull.NewConsumer(b.pullBinding(), pull.Options{Now: l.now, OpTimeout: b.cfg.OperationTimeout(), Scratch: l.scratch})
 		if err != nil {
 			return nil, err
 		}

@@ -292,3 +292,54 @@ func TestAcquireUnprobed(t *testing.T) {
 		})
 	}
 }
+
+// TestTenantConsumersShareScratch: the pull consumers of one tenant's
+// bindings share one pull.Scratch, the tenant's, made with its first link
+// and kept when the link is replaced; another tenant has its own. An
+// installation holds none before its first link.
+func TestTenantConsumersShareScratch(t *testing.T) {
+	r := newRig(t, rtConfig(t, 3, 2), PoolLimits{})
+	trig := r.trig
+	for i := range trig.tenants {
+		if trig.tenants[i].scratch != nil {
+			t.Errorf("tenant %d holds a scratch before any link", i)
+		}
+	}
+	// Each tenant's first binding gets its consumer through the first
+	// link, the others through a second one, as after a redial.
+	links := make([][]*connLink, len(trig.tenants))
+	for i := range trig.tenants {
+		ts := &trig.tenants[i]
+		links[i] = []*connLink{trig.newConnLink(nil, ts), trig.newConnLink(nil, ts)}
+	}
+	for i := range trig.bindings {
+		b := &trig.bindings[i]
+		l := links[b.tenant][min(1, i-trig.tenants[b.tenant].bindings[0])]
+		pc, err := l.consumer(b)
+		if err != nil {
+			t.Fatalf("binding %d: %v", i, err)
+		}
+		if again, err := l.consumer(b); err != nil || again != pc {
+			t.Errorf("binding %d: a second consumer %p, %v; want the first %p", i, again, err, pc)
+		}
+	}
+	if trig.tenants[0].scratch == nil || trig.tenants[0].scratch == trig.tenants[1].scratch {
+		t.Fatalf("tenant scratches %p and %p, want two", trig.tenants[0].scratch, trig.tenants[1].scratch)
+	}
+	// owner[i] is the tenant whose scratch binding i's consumer uses.
+	var owner []int
+	for i := range trig.bindings {
+		s := trig.bindings[i].consumer.Scratch()
+		switch s {
+		case trig.tenants[0].scratch:
+			owner = append(owner, 0)
+		case trig.tenants[1].scratch:
+			owner = append(owner, 1)
+		default:
+			owner = append(owner, -1)
+		}
+	}
+	if diff := cmp.Diff([]int{0, 0, 0, 1, 1}, owner); diff != "" {
+		t.Errorf("scratch owner per binding (-want +got):\n%s", diff)
+	}
+}

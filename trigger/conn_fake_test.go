@@ -96,7 +96,7 @@ func TestLameDuckDuringPullOverConn(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return &connLink{c: cn, now: r.trig.now}, nil
+		return r.trig.newConnLink(cn, ts), nil
 	}
 	rep := r.step(t)
 	if rep.Result != ResultDelivered || rep.Ack != AckVerified || rep.Error != 0 {
@@ -107,6 +107,9 @@ func TestLameDuckDuringPullOverConn(t *testing.T) {
 	}
 	if u := r.pools.Usage(); u.Connections != 0 {
 		t.Errorf("usage %+v: the lame-duck connection outlived its step", u)
+	}
+	if got, want := r.trig.bindings[0].consumer.Scratch(), r.trig.tenants[0].scratch; got == nil || got != want {
+		t.Errorf("the binding's consumer uses scratch %p, want its tenant's %p", got, want)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()

@@ -60,10 +60,18 @@ type tenantState struct {
 	usage      *keyUsage
 	provider   *keyUsage
 	client     client
+	// scratch is the working memory the pull consumers of the tenant's
+	// bindings share, made with its first link and kept for the
+	// installation's life. Steps hold t.mu and visit one binding each,
+	// so no two of those consumers are ever used at the same time; a
+	// delivery is acknowledged in the step that pulled it, before the
+	// next pull of any of them.
+	scratch *pull.Scratch
 }
 
 // bindingState is one binding's metadata. The pull consumer is made at the
-// binding's first pull and holds no socket or goroutine.
+// binding's first visit that needs the broker and holds no socket,
+// goroutine or buffer (the buffers are its tenant's scratch).
 type bindingState struct {
 	index    int
 	tenant   int
