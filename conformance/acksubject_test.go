@@ -21,7 +21,7 @@ const ackNakDelay = 100 * time.Millisecond
 
 // ackRedeliveryBound bounds the wait for a redelivery after a NAK delay or
 // an ack_wait expiry, beyond the delay itself.
-const ackRedeliveryBound = 3 * time.Second
+const ackRedeliveryBound = pullRedeliverySlack
 
 // ackClockSkew bounds how far the broker's store timestamp may sit outside
 // the interval in which this process published the message. Both run on

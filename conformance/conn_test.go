@@ -249,6 +249,22 @@ func TestConnHandshakeFirst(t *testing.T) {
 	})
 }
 
+// connPlainTLSTimeout is the TLS handshake timeout of the brokers that may
+// speak plaintext first: far above anything a Dial needs, so that a failure
+// within connPromptBound cannot be the server ending the handshake.
+const connPlainTLSTimeout = 10 * time.Second
+
+// connPromptBound is what "fails promptly" means: half the broker's TLS
+// timeout.
+const connPromptBound = connPlainTLSTimeout / 2
+
+// connFallbackAttempts bounds the dials of a TLS-first client against a
+// broker with a fallback delay (50 ms in auto mode): a dial stalled past
+// that delay between its TCP connect and its ClientHello finds the server
+// speaking plaintext first, fails with ErrPlaintext as it must, and shows
+// nothing about the mode; it is made again.
+const connFallbackAttempts = 5
+
 // TestConnNotHandshakeFirst runs against brokers that may speak plaintext
 // first: the connection never does, and fails promptly when the server
 // does.
@@ -268,13 +284,14 @@ func TestConnNotHandshakeFirst(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.opts.Tenants = []string{"acme"}
+			tt.opts.TLSTimeout = connPlainTLSTimeout
 			b := brokertest.Start(t, tt.opts)
 			cfg := connConfig(t, b, connMintUser(t, b, connTenantUser))
 
-			// A prompt failure: well inside the server's 2 s TLS timeout,
-			// which would otherwise end the attempt.
+			// A prompt failure: well inside the server's TLS timeout, which
+			// would otherwise end the attempt.
 			prompt := func(t *testing.T, cfg conn.Config) {
-				ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+				ctx, cancel := context.WithTimeout(t.Context(), connPromptBound)
 				defer cancel()
 				c, err := conn.Dial(ctx, cfg)
 				if err == nil {
@@ -288,7 +305,7 @@ func TestConnNotHandshakeFirst(t *testing.T) {
 			}
 
 			if tt.tlsFirstWorks {
-				c := connDial(t, cfg)
+				c := connDialBeforeFallback(t, cfg)
 				if _, err := connRequest(t, c, "$JS.API.INFO"); err != nil {
 					t.Fatalf("request: %v", err)
 				}
@@ -305,6 +322,29 @@ func TestConnNotHandshakeFirst(t *testing.T) {
 	}
 }
 
+// connDialBeforeFallback dials a broker with a fallback delay, once more
+// (up to connFallbackAttempts) for each attempt that the fallback beat:
+// those fail at StepTLS with ErrPlaintext, anything else fails the test.
+func connDialBeforeFallback(t *testing.T, cfg conn.Config) *conn.Conn {
+	t.Helper()
+	for attempt := 1; attempt <= connFallbackAttempts; attempt++ {
+		ctx, cancel := context.WithTimeout(t.Context(), connTimeout)
+		c, err := conn.Dial(ctx, cfg)
+		cancel()
+		if err == nil {
+			t.Cleanup(func() { _ = c.Close() })
+			return c
+		}
+		var he *conn.HandshakeError
+		if !errors.As(err, &he) || he.Step != conn.StepTLS || !errors.Is(err, conn.ErrPlaintext) {
+			t.Fatalf("Dial (attempt %d): %v", attempt, err)
+		}
+		t.Logf("attempt %d: the fallback fired before the ClientHello arrived: %v", attempt, err)
+	}
+	t.Fatalf("every one of %d dials lost the race with the fallback", connFallbackAttempts)
+	return nil
+}
+
 // waitForServerBytes returns a dialer that, before handing the socket to
 // Dial, waits (bounded) for the server to write first, and replays what it
 // read. It fails the test unless those bytes are a plaintext INFO.
@@ -314,7 +354,7 @@ func connWaitForServerBytes(t *testing.T) conn.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		if err := raw.SetReadDeadline(time.Now().Add(3 * time.Second)); err != nil {
+		if err := raw.SetReadDeadline(time.Now().Add(connPromptBound)); err != nil {
 			_ = raw.Close()
 			return nil, err
 		}

@@ -22,6 +22,45 @@ const pullTimeout = 5 * time.Second
 // pullTenant is the tenant account the pull tests use.
 const pullTenant = "pulls"
 
+// pullNextMargin is the NextMargin of the suite's Consumers, the most
+// Options allow. On an idle machine the broker's 408 follows the pull's
+// 100 ms expiry at once; on a loaded one (the packages' tests run in
+// parallel, each starting brokers) it can come later than the 150 ms
+// default, and Next would close the connection and fail the case for no
+// fault of either side. The broker's expiry, the bound the cases prove
+// things about, stays the profile's 100 ms.
+const pullNextMargin = pull.MaxNextMargin
+
+// nextBound is the most a Next of the suite's Consumers may take: the
+// broker's 100 ms expiry plus pullNextMargin.
+const nextBound = pull.RequestExpires + pullNextMargin
+
+// pullOpTimeout is the OpTimeout (Inspect, Ack) of the suite's Consumers,
+// unless a case sets its own.
+const pullOpTimeout = 3 * time.Second
+
+// pullPrompt is what "promptly" means for an error the broker answers at
+// once (a permission violation): well inside pullOpTimeout, so that it
+// cannot be the operation's deadline.
+const pullPrompt = pullOpTimeout / 2
+
+// pullRedeliverySlack is how long a case waits for a redelivery beyond the
+// delay that allows it (ack_wait, a NAK delay): the broker's timers and
+// this process's pulls both run late on a loaded machine.
+const pullRedeliverySlack = 5 * time.Second
+
+// pullOptions returns opts with the suite's NextMargin and OpTimeout where
+// opts leaves the defaults.
+func pullOptions(opts pull.Options) pull.Options {
+	if opts.NextMargin == 0 {
+		opts.NextMargin = pullNextMargin
+	}
+	if opts.OpTimeout == 0 {
+		opts.OpTimeout = pullOpTimeout
+	}
+	return opts
+}
+
 // pullDial dials b as the given user.
 func pullDial(t testing.TB, b *broker.Broker, creds broker.Creds) *conn.Conn {
 	t.Helper()
@@ -219,9 +258,11 @@ type puller struct {
 	p *pull.Consumer
 }
 
+// newPuller dials b as a user holding perms, with a Consumer of bind made
+// with pullOptions(opts).
 func newPuller(t *testing.T, b *broker.Broker, bind pull.Binding, perms pull.Permissions, opts pull.Options) *puller {
 	t.Helper()
-	p, err := pull.NewConsumer(bind, opts)
+	p, err := pull.NewConsumer(bind, pullOptions(opts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,8 +307,8 @@ func (p *puller) mustMessage() pull.Result {
 	return res
 }
 
-// nextMessage pulls until a message arrives, within timeout: each pull is
-// bounded by the broker's 100 ms expiry.
+// nextMessage pulls until a message arrives, within timeout: each pull
+// lasts about the broker's 100 ms expiry.
 func (p *puller) nextMessage(timeout time.Duration) pull.Result {
 	p.t.Helper()
 	deadline := time.Now().Add(timeout)

@@ -11,18 +11,17 @@ import (
 )
 
 // trigLostAck starts a case whose runtime reaches the broker through a
-// cut proxy (the pools' Dialer), with a short operation timeout so that a
-// lost receipt costs little, and whose function cuts one direction of the
-// proxy just before the acknowledgement is written.
+// cut proxy (the pools' Dialer), with the suite's operation timeout (a lost
+// receipt costs one second; a shorter one would leave a loaded machine too
+// little time to dial, pull and verify the other acknowledgements), and
+// whose function cuts one direction of the proxy just before the
+// acknowledgement is written.
 func trigLostAck(t *testing.T, tenant string, cut func(*cutProxy)) (*trigEnv, *cutProxy) {
 	t.Helper()
 	var proxy *cutProxy
 	e := trigStart(t, trigSpec{
 		tenants:   []string{tenant},
 		perTenant: []int{1},
-		binding: func(_, _ int, b *trigger.Binding) {
-			b.OperationTimeoutMS, b.RootBudgetMS, b.AckWaitMS = 300, 300, 1300
-		},
 		dialer: func(t *testing.T, b *broker.Broker) conn.Dialer {
 			proxy = startCutProxy(t, b.Addr())
 			return trigProxyDialer(proxy)
@@ -33,6 +32,20 @@ func trigLostAck(t *testing.T, tenant string, cut func(*cutProxy)) (*trigEnv, *c
 		return nil
 	})
 	return e, proxy
+}
+
+// trigCheckDials checks that the runtime dialled twice, the second time
+// because the lost acknowledgement's connection was given up, plus at most
+// one dial for each visit whose exchange with the broker failed and for
+// each idle connection found unusable: on a loaded machine a pull can miss
+// its bound, which costs the connection and one more dial. No dial is
+// without one of those causes.
+func trigCheckDials(t *testing.T, s trigger.Snapshot) {
+	t.Helper()
+	if s.Dials < 2 || s.Dials > 2+s.Totals.Failed+s.Replaced {
+		t.Errorf("dials %d with %d failed visits and %d connections replaced: want a second dial, and no other without a cause",
+			s.Dials, s.Totals.Failed, s.Replaced)
+	}
 }
 
 // uncertainStep steps until the delivery and checks that its
@@ -88,9 +101,10 @@ func TestTriggerLostAckNeverArrived(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	s := e.mon.Snapshot()
-	if s.Totals.Delivered != 2 || s.Totals.Acked != 2 || s.Totals.Uncertain != 1 || s.Dials != 2 {
-		t.Errorf("counts %+v, dials %d: want two deliveries, one uncertain ack, a second dial", s.Totals, s.Dials)
+	if s.Totals.Delivered != 2 || s.Totals.Acked != 2 || s.Totals.Uncertain != 1 {
+		t.Errorf("counts %+v: want two deliveries, one uncertain ack", s.Totals)
 	}
+	trigCheckDials(t, s)
 	if last, _ := e.mon.LastStep(); last.Ack != trigger.AckVerified || last.Delivered != 2 {
 		t.Errorf("LastStep %+v, want the redelivery acknowledged", last)
 	}
@@ -110,7 +124,13 @@ func TestTriggerLostReceipt(t *testing.T) {
 	proxy.dropDown.Store(false)
 	e.setAction(nil)
 
-	// The broker committed the acknowledgement: nothing awaits it.
+	// The broker committed the acknowledgement: nothing awaits it. The
+	// proxy forwarded the +ACK before the runtime gave up on its receipt;
+	// the broker applies it on its own schedule.
+	trigEventually(t, "the broker records the acknowledgement", trigWait, func() bool {
+		got := te.info(0)
+		return got.NumAckPending == 0 && got.AckFloor.StreamSeq == seq
+	})
 	trigTerminated(t, te, 0, seq)
 	if got := te.info(0); got.NumRedelivered != 0 || got.Delivered.ConsumerSeq != 1 {
 		t.Errorf("consumer %+v: want one delivery, no redelivery", got)
@@ -126,8 +146,9 @@ func TestTriggerLostReceipt(t *testing.T) {
 		t.Errorf("calls %+v: want the first message once, then the next", calls)
 	}
 	s := e.mon.Snapshot()
-	if s.Totals.Acked != 2 || s.Totals.Uncertain != 1 || s.Dials != 2 {
-		t.Errorf("counts %+v, dials %d: want one uncertain ack, one verified, a second dial", s.Totals, s.Dials)
+	if s.Totals.Acked != 2 || s.Totals.Uncertain != 1 {
+		t.Errorf("counts %+v: want one uncertain ack, one verified", s.Totals)
 	}
+	trigCheckDials(t, s)
 	e.trig.CloseIdle()
 }

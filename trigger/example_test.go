@@ -88,7 +88,7 @@ func ExampleInstall() {
 		Service: "orders", Revision: "v1", Contract: "orders-v1", Name: "place",
 		Params: []refhost.Type{refhost.String(), refhost.U32()},
 		Func: func(_ context.Context, c refhost.Call) error {
-			fmt.Printf("place %s x%d (delivery %d, %s)\n", c.Args[0], c.Args[1], c.Delivered, c.Principal)
+			fmt.Printf("place %s x%d (%s)\n", c.Args[0], c.Args[1], c.Principal)
 			return nil
 		},
 	})
@@ -119,19 +119,28 @@ func ExampleInstall() {
 	}
 	defer trig.Close()
 
-	// 5a. An explicit driver: one Step at a time, waiting r.Wait between.
-	r, err := trig.Step(ctx, host)
+	// 5a. An explicit driver: one Step at a time, waiting r.Wait between
+	// (see stepUntil). A visit can fail, for instance when the broker
+	// answers a pull later than its bound; the driver simply goes on and
+	// the next visit dials again.
+	r, err := stepUntil(ctx, trig, host, trigger.ResultDelivered)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("step %d: %s seq=%d delivery=%d outcome=%s action=%s ack=%s\n",
-		r.Step, r.Result, r.StreamSeq, r.Delivered, r.Outcome, r.Action, r.Ack)
-	if r, err = trig.Step(ctx, host); err != nil {
+	fmt.Printf("%s: seq=%d outcome=%s action=%s ack=%s\n", r.Result, r.StreamSeq, r.Outcome, r.Action, r.Ack)
+
+	// The monitor keeps the last report that was not an empty visit.
+	last, ok := mon.LastStep()
+	fmt.Printf("last step is this one: %v (epoch=%d binding=%d route generation=%d)\n",
+		ok && last == r, last.Epoch, last.Binding, last.RouteGeneration)
+
+	// Nothing is left: the next visits are empty, one per poll interval.
+	if r, err = stepUntil(ctx, trig, host, trigger.ResultEmpty); err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("step %d: %s, next step after %v\n", r.Step, r.Result, r.Wait)
+	fmt.Printf("%s, next step after %v\n", r.Result, r.Wait)
 	trig.CloseIdle() // explicit drivers close idle connections when they stop
 
 	// 5b. Or the owner's loop: one goroutine, one timer, until ctx is done.
@@ -140,13 +149,9 @@ func ExampleInstall() {
 	stop()
 	fmt.Println("run returned:", err)
 
-	// 6. The monitor: aggregate counts and the one last-step report, which
-	// the empty visits of Run did not replace.
+	// 6. The monitor's aggregate counts.
 	s := mon.Snapshot()
 	fmt.Printf("delivered=%d acked=%d uncertain=%d\n", s.Totals.Delivered, s.Totals.Acked, s.Totals.Uncertain)
-	last, ok := mon.LastStep()
-	fmt.Printf("last step: %v step=%d epoch=%d binding=%d seq=%d delivery=%d route generation=%d ack=%s\n",
-		ok, last.Step, last.Epoch, last.Binding, last.StreamSeq, last.Delivered, last.RouteGeneration, last.Ack)
 
 	// 7. Stop: the runtime, then the host's functions, then the pools.
 	trig.Close()
@@ -159,13 +164,38 @@ func ExampleInstall() {
 	fmt.Printf("held: %d bytes, %d connections\n", u.Bytes, u.Connections)
 
 	// Output:
-	// place A-1 x2 (delivery 1, trigger:acme/orders-place/svc:orders)
-	// step 1: delivered seq=1 delivery=1 outcome=success action=ack ack=verified
-	// step 2: empty, next step after 100ms
+	// place A-1 x2 (trigger:acme/orders-place/svc:orders)
+	// delivered: seq=1 outcome=success action=ack ack=verified
+	// last step is this one: true (epoch=1 binding=0 route generation=1)
+	// empty, next step after 100ms
 	// run returned: <nil>
 	// delivered=1 acked=1 uncertain=0
-	// last step: true step=1 epoch=1 binding=0 seq=1 delivery=1 route generation=1 ack=verified
 	// held: 0 bytes, 0 connections
+}
+
+// exampleMaxSteps bounds the steps of stepUntil.
+const exampleMaxSteps = 1000
+
+// stepUntil is an explicit driver: it makes steps, waiting each report's
+// Wait before the next, until one ends with the result want (at most
+// exampleMaxSteps steps, and never past ctx).
+func stepUntil(ctx context.Context, trig *trigger.Triggers, host trigger.Host, want trigger.StepResult) (trigger.StepReport, error) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for range exampleMaxSteps {
+		r, err := trig.Step(ctx, host)
+		if err != nil || r.Result == want {
+			return r, err
+		}
+		timer.Reset(r.Wait)
+		select {
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-timer.C:
+		}
+	}
+	return trigger.StepReport{}, fmt.Errorf("no %s step within %d steps", want, exampleMaxSteps)
 }
 
 // provisionAndPublish is the operator's side of the example, never the
