@@ -52,14 +52,8 @@ func (c *Conn) Check(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	until := time.Now().Add(CheckDrainWait)
-	if d, ok := ctx.Deadline(); ok && d.Before(until) {
-		until = d
-	}
-	if err := c.tls.SetWriteDeadline(until); err != nil {
-		return c.fail(err)
-	}
-	c.rd.until = until
+	c.rd.limit, _ = ctx.Deadline()
+	c.rd.until = time.Time{}
 	var ctl control
 	for range MaxControlFramesPerExchange + 1 {
 		f, err := c.probeNext()
@@ -82,6 +76,11 @@ func (c *Conn) Check(ctx context.Context) error {
 			continue
 		case f.Op == parser.OpMsg || f.Op == parser.OpHMsg:
 			return c.fail(ErrForeignFrame)
+		}
+		// A PING's answer gets its own bound, so the time spent reading
+		// cannot leave none for the write.
+		if err := c.tls.SetWriteDeadline(c.rd.bound()); err != nil {
+			return c.fail(err)
 		}
 		if err := ctl.handle(c, f); err != nil {
 			return c.fail(err)

@@ -109,9 +109,19 @@ type sockReader struct {
 	p   *parser.Parser // the parser reading it, to know whether it is inside a frame
 
 	probe    bool
-	until    time.Time // probe mode: the bound for input that has begun to arrive
+	limit    time.Time // probe mode: the caller's deadline, zero when none
+	until    time.Time // probe mode: the bound for input that has begun to arrive, zero until then
 	timedOut bool      // probe mode: the last read found no more input
 	waits    uint64    // probe mode: reads that had to wait for input, for tests
+}
+
+// bound is CheckDrainWait from now, never past the caller's deadline.
+func (r *sockReader) bound() time.Time {
+	b := time.Now().Add(CheckDrainWait)
+	if !r.limit.IsZero() && r.limit.Before(b) {
+		return r.limit
+	}
+	return b
 }
 
 func (r *sockReader) Read(p []byte) (int, error) {
@@ -129,9 +139,9 @@ func (r *sockReader) Read(p []byte) (int, error) {
 		return n, err
 	}
 	// The peek goes through the runtime's poller, which refuses at once
-	// while the socket's deadline lies in the past: lift it to the probe's
-	// bound first.
-	if err := r.c.SetReadDeadline(r.until); err != nil {
+	// while the socket's deadline lies in the past: clear it. The peek
+	// never blocks (MSG_DONTWAIT), so no deadline is needed for it.
+	if err := r.c.SetReadDeadline(time.Time{}); err != nil {
 		return 0, err
 	}
 	if r.p.Buffered() == 0 && peek(r.raw) == peekQuiet {
@@ -140,6 +150,14 @@ func (r *sockReader) Read(p []byte) (int, error) {
 	}
 	// Input is waiting on the socket, the socket cannot be peeked at, it
 	// ended, or the parser is inside a frame: the bounded read says which.
+	// The bound starts here, once per Check, so a pause of this goroutine
+	// before the input was seen cannot use it up.
+	if r.until.IsZero() {
+		r.until = r.bound()
+	}
+	if err := r.c.SetReadDeadline(r.until); err != nil {
+		return 0, err
+	}
 	r.waits++
 	n, err = r.c.Read(p)
 	if err != nil && isTimeout(err) {
