@@ -100,6 +100,9 @@ func (h *handshake) dial(ctx context.Context) error {
 		}
 		return err
 	}
+	if raw, err = threadSocketOf(raw); err != nil {
+		return err
+	}
 	h.c.raw = raw
 	if ta, ok := raw.RemoteAddr().(*net.TCPAddr); ok {
 		ap := ta.AddrPort()

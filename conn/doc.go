@@ -24,6 +24,7 @@
 //     connection; peek_unix.go and peek_other.go: the non-blocking look at
 //     the socket it starts with.
 //   - conn.go: Conn, Close, accessors and the reader the parser reads.
+//   - sock_linux.go, sock_other.go: the thread socket (see Waiting).
 //   - errors.go: sentinels, ErrKind, ServerError, Step, HandshakeError,
 //     AddressError and ClosedError.
 //
@@ -35,6 +36,24 @@
 // without a deadline is noticed between frames. A request whose deadline
 // expires closes the connection, so no late reply can ever be taken for the
 // answer to a later request.
+//
+// # Waiting
+//
+// On Linux, Dial takes the TCP socket its dialer returns out of the Go
+// runtime's network poller: the descriptor is duplicated, the original
+// closed, and every wait for input (or for room to write) is a ppoll(2) in
+// a blocking system call on the calling goroutine's thread, bounded by the
+// deadline. A request is one write and a wait for one reply, so the poller
+// would only add its costs: parking the goroutine, an epoll wake of an idle
+// thread for every reply, the scheduler. Without them a visit of the pull
+// profile costs the client about a third less CPU and its three round trips
+// complete sooner (docs/BENCHMARKS.md, "Pull loop"). What it means for a
+// host: while a request waits, its goroutine holds an OS thread blocked in
+// the kernel, as in any blocking system call (the runtime hands the
+// thread's P to other goroutines when it needs to); the trigger runtime
+// makes one request at a time, so that is one thread per running Run. A
+// dialer returning something other than a *net.TCPConn, and other
+// platforms, keep the runtime's poller; the behaviour is the same.
 //
 // # Memory
 //

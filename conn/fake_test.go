@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"flag"
 	"net"
 	"net/netip"
 	"strings"
@@ -138,6 +139,13 @@ func (f *fake) config(t *testing.T) conn.Config {
 			if err != nil {
 				return nil, err
 			}
+			if !*poller {
+				// What Dial does with a TCP socket its dialer returns; the
+				// wrappers below would hide it.
+				if c, err = conn.ThreadSocketOf(c); err != nil {
+					return nil, err
+				}
+			}
 			f.raw = c
 			rc := &recordConn{Conn: c}
 			if f.wrap {
@@ -171,6 +179,12 @@ func (f *fake) session(t *testing.T) fakeserver.Record {
 	}
 	return rec
 }
+
+// poller makes the fake server's tests run over the runtime's network
+// poller, as on a platform without the thread socket or with a caller's
+// dialer returning something else than a TCP socket; by default they run
+// over the thread socket as Dial makes one on Linux. make test runs both.
+var poller = flag.Bool("poller", false, "run the fake-server tests over the runtime's network poller instead of the thread socket")
 
 // recordConn never reads past the end of the TLS record it is in, so no
 // record the server sends after the one a call is waiting for is taken

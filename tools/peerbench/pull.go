@@ -135,9 +135,17 @@ func runPull(ctx context.Context, o pullOptions, w io.Writer) (err error) {
 		newLoop("empty/pull", &emptyPull{latentLoop{c: env.latent, p: emptyC}}, o.empty, o.rounds),
 	}
 
+	// The floors run in every round beside the loops, same count, rotated
+	// with them; they touch no consumer.
+	floors := []*loop{
+		newLoop("floor/latent", &latentFloor{c: adminConn(env.admin)}, o.steps, o.rounds),
+		newLoop("floor/nats.go", &natsFloor{nc: env.floor}, o.steps, o.rounds),
+	}
+	all := append(append([]*loop(nil), loops...), floors...)
+
 	if o.warmup > 0 {
 		buf := make([]time.Duration, o.warmup)
-		for _, l := range loops {
+		for _, l := range all {
 			s, err := measureLoop(ctx, l.s, o.warmup, o.roundTime, buf)
 			l.warm = s.steps
 			if err != nil {
@@ -146,8 +154,8 @@ func runPull(ctx context.Context, o pullOptions, w io.Writer) (err error) {
 		}
 	}
 	for r := range o.rounds {
-		for i := range loops {
-			l := loops[(i+r)%len(loops)] // rotate the order every round
+		for i := range all {
+			l := all[(i+r)%len(all)] // rotate the order every round
 			if err := l.run(ctx, w, r, o.roundTime); err != nil {
 				return err
 			}
@@ -166,7 +174,7 @@ func runPull(ctx context.Context, o pullOptions, w io.Writer) (err error) {
 		return err
 	}
 	fmt.Fprintln(w, "verified: every visit delivered and acknowledged exactly one message; no ack pending, no request waiting")
-	printPullReport(w, loops, empties)
+	printPullReport(w, loops, floors, empties)
 	return nil
 }
 

@@ -245,6 +245,7 @@ type pullEnv struct {
 	latent *conn.Conn // this project: the latent and empty consumers
 	core   *nats.Conn // nats.go core request/reply: the core consumer
 	js     *nats.Conn // nats.go jetstream: the jetstream consumer
+	floor  *nats.Conn // nats.go core request/reply: the floor loop (admin user)
 }
 
 // startEnv starts the broker, provisions the stream and the four consumers,
@@ -332,6 +333,9 @@ func startEnv(ctx context.Context, o pullOptions, perLoop int) (env *pullEnv, er
 	if env.js, err = dialNats(brk, jc, "peerbench-jetstream"); err != nil {
 		return env, err
 	}
+	if env.floor, err = dialNats(brk, adminCreds, "peerbench-floor"); err != nil {
+		return env, err
+	}
 	return env, nil
 }
 
@@ -339,7 +343,7 @@ func startEnv(ctx context.Context, o pullOptions, perLoop int) (env *pullEnv, er
 // directory.
 func (e *pullEnv) close() error {
 	var errs []error
-	for _, nc := range []*nats.Conn{e.core, e.js} {
+	for _, nc := range []*nats.Conn{e.core, e.js, e.floor} {
 		if nc != nil {
 			nc.Close()
 		}

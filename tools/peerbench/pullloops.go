@@ -195,3 +195,43 @@ func (l *emptyPull) step(ctx context.Context) error {
 	}
 	return nil
 }
+
+// floorSubject has no subscriber: the broker answers a request to it with
+// a 503 status from the requesting connection's own read loop, without
+// JetStream, which makes it the cheapest round trip the broker offers.
+const floorSubject = "peerbench.floor"
+
+// floorRoundTrips is the number of bare round trips of one floor visit:
+// as many as a visit of the profile makes.
+const floorRoundTrips = 3
+
+// latentFloor is three bare round trips over this project's conn.Conn:
+// what any visit of three sequential round trips costs this client before
+// it does any of the profile's work.
+type latentFloor struct{ c *conn.Conn }
+
+func (l *latentFloor) step(ctx context.Context) error {
+	for range floorRoundTrips {
+		r, err := l.c.Request(ctx, floorSubject, nil, nil)
+		if err != nil {
+			return fmt.Errorf("peerbench: floor: %w", err)
+		}
+		if r.Status != 503 {
+			return fmt.Errorf("peerbench: floor: status %d, want 503", r.Status)
+		}
+	}
+	return nil
+}
+
+// natsFloor is the same three bare round trips over nats.go's core
+// request/reply.
+type natsFloor struct{ nc *nats.Conn }
+
+func (l *natsFloor) step(context.Context) error {
+	for range floorRoundTrips {
+		if _, err := l.nc.Request(floorSubject, nil, opBound); !errors.Is(err, nats.ErrNoResponders) {
+			return fmt.Errorf("peerbench: nats.go floor: %v, want no responders", err)
+		}
+	}
+	return nil
+}

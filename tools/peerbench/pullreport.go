@@ -35,8 +35,9 @@ func metMissed(ok bool) string {
 }
 
 // printPullReport writes the summary tables in the form docs/BENCHMARKS.md
-// uses. loops are latent, core and jetstream in that order.
-func printPullReport(w io.Writer, loops, empties []*loop) {
+// uses. loops are latent, core and jetstream in that order; floors are
+// the latent and nats.go floors.
+func printPullReport(w io.Writer, loops, floors, empties []*loop) {
 	sums := make([]summary, len(loops))
 	for i, l := range loops {
 		sums[i] = summarize(l.samples)
@@ -79,6 +80,23 @@ func printPullReport(w io.Writer, loops, empties []*loop) {
 		p99L, p99C, under, len(sums[0].p99Round), us(sums[0].p99), us(sums[1].p99), metMissed(p99L < p99C))
 	fmt.Fprintf(w, "| at most %d allocations per visit | %.1f | %s |\n", targetAllocs, sums[0].allocs, metMissed(sums[0].allocs <= targetAllocs))
 	fmt.Fprintf(w, "| at most %v client CPU per visit | %v | %s |\n", targetCPU, us(sums[0].cpu), metMissed(sums[0].cpu <= targetCPU))
+
+	if len(floors) == 2 && len(floors[0].samples) > 0 {
+		fl, fn := summarize(floors[0].samples), summarize(floors[1].samples)
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "floor = %d bare round trips (a request to a subject without subscribers, answered 503 by the broker's read loop)\n", floorRoundTrips)
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| loop | visits | steps/s | p50 | p99 | allocs/visit | client CPU/visit (of it kernel) |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+		for i, s := range []summary{fl, fn} {
+			fmt.Fprintf(w, "| %s | %d | %.0f | %v | %v | %.1f | %v (%v) |\n",
+				floors[i].name, s.steps, s.rate, us(s.p50), us(s.p99), s.allocs, us(s.cpu), us(s.sys))
+		}
+		fmt.Fprintf(w, "\nclient CPU per visit above its floor: latent %v (user %v, kernel %v), core %v\n",
+			us(sums[0].cpu-fl.cpu), us((sums[0].cpu-sums[0].sys)-(fl.cpu-fl.sys)), us(sums[0].sys-fl.sys), us(sums[1].cpu-fn.cpu))
+		fmt.Fprintf(w, "client CPU per round trip of the floor: latent %v, nats.go %v\n",
+			us(fl.cpu/floorRoundTrips), us(fn.cpu/floorRoundTrips))
+	}
 
 	if len(empties) == 0 || len(empties[0].samples) == 0 {
 		return

@@ -1,0 +1,276 @@
+package conn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sockWithin bounds every wait of these tests that is not the subject.
+const sockWithin = 5 * time.Second
+
+// socketPair dials a loopback listener and returns the dialled socket
+// taken over as a thread socket, the TCP socket it replaced, and the
+// accepted peer.
+func socketPair(t *testing.T) (*threadSocket, *net.TCPConn, *net.TCPConn) {
+	t.Helper()
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := ln.SetDeadline(time.Now().Add(sockWithin)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ln.AcceptTCP()
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	if err := peer.SetDeadline(time.Now().Add(sockWithin)); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := threadSocketOf(c)
+	if err != nil {
+		t.Fatalf("threadSocketOf: %v", err)
+	}
+	s, ok := nc.(*threadSocket)
+	if !ok {
+		t.Fatalf("threadSocketOf returned %T, want *threadSocket", nc)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, c, peer
+}
+
+// waitInput blocks, bounded, until s has input or an end of stream
+// waiting, through its SyscallConn as peek uses it.
+func waitInput(t *testing.T, s *threadSocket) {
+	t.Helper()
+	if err := s.SetReadDeadline(time.Now().Add(sockWithin)); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := s.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [1]byte
+	err = rc.Read(func(fd uintptr) bool {
+		_, _, rerr := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		return !errors.Is(rerr, syscall.EAGAIN)
+	})
+	if err != nil {
+		t.Fatalf("waiting for input: %v", err)
+	}
+	if err := s.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestThreadSocketExchange(t *testing.T) {
+	s, orig, peer := socketPair(t)
+	if s.LocalAddr().String() != orig.LocalAddr().String() || s.RemoteAddr().String() != orig.RemoteAddr().String() {
+		t.Fatalf("addresses %v %v, want %v %v", s.LocalAddr(), s.RemoteAddr(), orig.LocalAddr(), orig.RemoteAddr())
+	}
+	// The dialled socket is closed (and so out of the runtime's poller);
+	// the connection lives on in the duplicate.
+	if _, err := orig.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write on the replaced socket: %v, want net.ErrClosed", err)
+	}
+	if err := s.SetDeadline(time.Now().Add(sockWithin)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Write([]byte("hello")); n != 5 || err != nil {
+		t.Fatalf("Write: %d, %v", n, err)
+	}
+	got := make([]byte, 5)
+	if _, err := io.ReadFull(peer, got); err != nil || string(got) != "hello" {
+		t.Fatalf("peer read %q, %v", got, err)
+	}
+	if _, err := peer.Write([]byte("world")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(s, got); err != nil || string(got) != "world" {
+		t.Fatalf("Read %q, %v", got, err)
+	}
+	if n, err := s.Read(nil); n != 0 || err != nil {
+		t.Fatalf("empty Read: %d, %v", n, err)
+	}
+}
+
+func TestThreadSocketNotTCP(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	got, err := threadSocketOf(a)
+	if err != nil || got != a {
+		t.Fatalf("threadSocketOf(pipe) = %v, %v; want the pipe itself", got, err)
+	}
+}
+
+func TestThreadSocketReadDeadline(t *testing.T) {
+	s, _, peer := socketPair(t)
+	const wait = 30 * time.Millisecond
+	start := time.Now()
+	if err := s.SetReadDeadline(start.Add(wait)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Read(make([]byte, 8))
+	took := time.Since(start)
+	if n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) || !isTimeout(err) {
+		t.Fatalf("Read with nothing sent: %d, %v; want a timeout", n, err)
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("%v (%T) is not a net.Error timeout", err, err)
+	}
+	if took < wait || took > sockWithin {
+		t.Fatalf("timed out after %v, want %v and not much more", took, wait)
+	}
+	if normalise(err) != context.DeadlineExceeded {
+		t.Fatalf("normalise(%v) = %v", err, normalise(err))
+	}
+
+	// A deadline in the past refuses at once and consumes nothing, even
+	// with input waiting.
+	if _, err := peer.Write([]byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	waitInput(t, s)
+	if err := s.SetReadDeadline(time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Read(make([]byte, 8)); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Read past the deadline: %d, %v", n, err)
+	}
+	if err := s.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 3)
+	if _, err := io.ReadFull(s, got); err != nil || string(got) != "abc" {
+		t.Fatalf("Read after clearing the deadline: %q, %v", got, err)
+	}
+}
+
+func TestThreadSocketWriteDeadline(t *testing.T) {
+	s, _, _ := socketPair(t)
+	// The peer never reads: no loopback buffer holds this much.
+	big := make([]byte, 32<<20)
+	const wait = 50 * time.Millisecond
+	start := time.Now()
+	if err := s.SetWriteDeadline(start.Add(wait)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Write(big)
+	took := time.Since(start)
+	if !errors.Is(err, os.ErrDeadlineExceeded) || n >= len(big) {
+		t.Fatalf("Write to a peer that does not read: %d of %d, %v; want a timeout part way", n, len(big), err)
+	}
+	if took < wait || took > sockWithin {
+		t.Fatalf("timed out after %v, want %v and not much more", took, wait)
+	}
+}
+
+func TestThreadSocketEndOfStream(t *testing.T) {
+	s, _, peer := socketPair(t)
+	if err := peer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetReadDeadline(time.Now().Add(sockWithin)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Read(make([]byte, 8))
+	if n != 0 || err != io.EOF {
+		t.Fatalf("Read after the peer closed: %d, %v; want io.EOF", n, err)
+	}
+	if normalise(err) != ErrServerClosed {
+		t.Fatalf("normalise(%v) = %v", err, normalise(err))
+	}
+}
+
+func TestThreadSocketReset(t *testing.T) {
+	s, _, peer := socketPair(t)
+	if err := peer.SetLinger(0); err != nil { // close sends a reset
+		t.Fatal(err)
+	}
+	if err := peer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetReadDeadline(time.Now().Add(sockWithin)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Read(make([]byte, 8))
+	var oe *net.OpError
+	if !errors.Is(err, syscall.ECONNRESET) || !errors.As(err, &oe) || oe.Op != "read" {
+		t.Fatalf("Read after a reset: %v (%T); want a read *net.OpError of ECONNRESET", err, err)
+	}
+	if normalise(err) != ErrServerClosed {
+		t.Fatalf("normalise(%v) = %v", err, normalise(err))
+	}
+}
+
+func TestThreadSocketClose(t *testing.T) {
+	s, _, peer := socketPair(t)
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Close(); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("second Close: %v, want net.ErrClosed", err)
+	}
+	if _, err := s.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Read after Close: %v", err)
+	}
+	if _, err := s.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Write after Close: %v", err)
+	}
+	rc, err := s.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Control(func(uintptr) { t.Error("Control ran on a closed socket") }); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Control after Close: %v", err)
+	}
+	// The peer sees the end of the stream: the descriptor was closed.
+	n, err := peer.Read(make([]byte, 1))
+	if n != 0 || err != io.EOF {
+		t.Fatalf("peer read after Close: %d, %v; want io.EOF", n, err)
+	}
+}
+
+// The socket needs no allocation for a request's write and its reply's
+// read.
+func TestThreadSocketAllocs(t *testing.T) {
+	s, _, peer := socketPair(t)
+	msg, got := []byte("ping"), make([]byte, 4)
+	echo := make([]byte, 4)
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := s.SetDeadline(time.Now().Add(sockWithin)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(peer, echo); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := peer.Write(echo); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(s, got); err != nil || !bytes.Equal(got, msg) {
+			t.Fatalf("echo %q, %v", got, err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per round trip, want 0", allocs)
+	}
+}
