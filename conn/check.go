@@ -79,6 +79,9 @@ func (c *Conn) Check(ctx context.Context) error {
 		}
 		// A PING's answer gets its own bound, so the time spent reading
 		// cannot leave none for the write.
+		if c.rd.pause != nil {
+			c.rd.pause()
+		}
 		if err := c.tls.SetWriteDeadline(c.rd.bound()); err != nil {
 			return c.fail(err)
 		}

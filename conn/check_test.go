@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/internal/fakeserver"
@@ -92,6 +93,62 @@ func TestCheck(t *testing.T) {
 			}
 			if !errors.Is(err, conn.ErrClosed) || !c.Closed() {
 				t.Fatalf("Check = %v did not close the connection", err)
+			}
+		})
+	}
+}
+
+// TestCheckPaused: a goroutine descheduled during Check (seen at a load
+// average of 17) must neither miss input that had arrived nor fail the
+// answer to a PING. The pause stands for the descheduling: it outlasts
+// CheckDrainWait at every point where Check may stop. Regression: the drain
+// bound was computed once when Check started, so a pause before the socket
+// was read left none (the -ERR went unread, the PONG's write timed out).
+func TestCheckPaused(t *testing.T) {
+	tests := []struct {
+		name string
+		idle []fakeserver.Step
+		kind conn.ErrKind
+	}{
+		{name: "-ERR waiting", idle: steps(fakeserver.SendString("-ERR 'Stale Connection'\r\n"), fakeserver.WaitClose()),
+			kind: conn.KindStaleConnection},
+		{name: "PING waiting",
+			idle: steps(fakeserver.SendString("PING\r\n"), fakeserver.ExpectPrefix("PONG\r\n"),
+				fakeserver.ExpectPrefix("PUB svc "+fakeInbox+".1 1\r\n"), fakeserver.ExpectPrefix("q\r\n"), msgTo("1", "a"), fakeserver.WaitClose())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := startFake(t, fakeserver.Config{Script: script(greet(infoJSON), tt.idle)})
+			c, err := f.dial(t, f.config(t))
+			if err != nil {
+				t.Fatalf("Dial: %v", err)
+			}
+			f.waitReadable(t)
+			pauses := 0
+			conn.SetCheckPause(c, func() {
+				pauses++
+				time.Sleep(2 * conn.CheckDrainWait)
+			})
+			ctx, cancel := context.WithTimeout(t.Context(), dialWithin)
+			defer cancel()
+			err = c.Check(ctx)
+			conn.SetCheckPause(c, nil)
+			if pauses == 0 {
+				t.Fatal("Check never paused")
+			}
+			if tt.kind != 0 {
+				assertKind(t, err, tt.kind)
+				return
+			}
+			if err != nil || c.Closed() {
+				t.Fatalf("Check = %v (closed %v), want nil", err, c.Closed())
+			}
+			if r, err := request(t, c, "q"); err != nil || string(r.Payload) != "a" {
+				t.Fatalf("request after Check: %q, %v", r.Payload, err)
+			}
+			_ = c.Close()
+			if rec := f.session(t); rec.Err != nil {
+				t.Errorf("script: %v", rec.Err)
 			}
 		})
 	}

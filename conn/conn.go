@@ -113,6 +113,11 @@ type sockReader struct {
 	until    time.Time // probe mode: the bound for input that has begun to arrive, zero until then
 	timedOut bool      // probe mode: the last read found no more input
 	waits    uint64    // probe mode: reads that had to wait for input, for tests
+
+	// pause, when set (by tests only), runs at the start of every probe
+	// read and before a PING's answer in Check: a goroutine descheduled
+	// there must not use up a bound meant for input or for the answer.
+	pause func()
 }
 
 // bound is CheckDrainWait from now, never past the caller's deadline.
@@ -127,6 +132,9 @@ func (r *sockReader) bound() time.Time {
 func (r *sockReader) Read(p []byte) (int, error) {
 	if !r.probe {
 		return r.c.Read(p)
+	}
+	if r.pause != nil {
+		r.pause()
 	}
 	// First what crypto/tls already holds: with a deadline in the past a
 	// read returns buffered records and never touches the socket. The

@@ -8,3 +8,7 @@ func ProbeWaits(c *Conn) uint64 { return c.rd.waits }
 // ThreadSocketOf is threadSocketOf, for tests that dial through their own
 // wrapper (which the production path would not take over).
 func ThreadSocketOf(c net.Conn) (net.Conn, error) { return threadSocketOf(c) }
+
+// SetCheckPause makes Check call pause at the start of every probe read and
+// before answering a PING (sockReader.pause).
+func SetCheckPause(c *Conn, pause func()) { c.rd.pause = pause }

@@ -132,6 +132,11 @@ func (s *threadSocket) Write(p []byte) (int, error) {
 	if s.fd < 0 {
 		return 0, s.opError("write", net.ErrClosed)
 	}
+	// As with the runtime's poller, a passed deadline refuses the write
+	// even when the send buffer has room.
+	if !s.wdl.IsZero() && !time.Now().Before(s.wdl) {
+		return 0, os.ErrDeadlineExceeded
+	}
 	w := 0
 	for w < len(p) {
 		n, err := unix.Write(s.fd, p[w:])

@@ -164,6 +164,14 @@ func TestThreadSocketReadDeadline(t *testing.T) {
 
 func TestThreadSocketWriteDeadline(t *testing.T) {
 	s, _, _ := socketPair(t)
+	// A passed deadline refuses even a write the buffer has room for, as
+	// the runtime's poller does.
+	if err := s.SetWriteDeadline(time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Write([]byte("x")); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Write past the deadline: %d, %v", n, err)
+	}
 	// The peer never reads: no loopback buffer holds this much.
 	big := make([]byte, 32<<20)
 	const wait = 50 * time.Millisecond
