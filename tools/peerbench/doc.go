@@ -40,7 +40,11 @@
 //	           FetchMaxWait(100 ms) and FetchMaxBytes, Msg.DoubleAck (it
 //	           cannot send no_wait together with an expiry)
 //
-// and two visits to an empty consumer: one Inspect that proves it empty,
+// two floors in the same rotation, three bare round trips per visit (a
+// request to a subject without subscribers, answered 503 by the broker's
+// read loop) over conn.Conn and over nats.go, so that each loop's CPU can be
+// read above what its three round trips cost on the machine at hand; and
+// two visits to an empty consumer: one Inspect that proves it empty,
 // and the no-wait pull with the 100 ms expiry that the broker holds until
 // it expires. Every user holds exactly the permissions pull derives. For
 // each loop it reports steps per second, latency percentiles, allocations
