@@ -1,17 +1,12 @@
 package conformance_test
 
 import (
-	"bufio"
 	"context"
-	"crypto/tls"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,7 +20,6 @@ import (
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
-	"github.com/nats-io/nkeys"
 )
 
 // The publication every binding of the suite delivers to, unless a case
@@ -449,17 +443,12 @@ type trigConn struct {
 	Subs    uint32 `json:"subscriptions"`
 }
 
-// trigSys is a system-account client, for the broker's own counts. It is
-// a minimal raw client rather than a conn.Conn: nats-server 2.14.6 writes
-// the replies of its system services as "MSG <subject> <sid>  <size>", an
-// empty reply token between two spaces, which the parser's closed grammar
-// refuses.
+// trigSys is a system-account client, for the broker's own counts: this
+// project's conn.Conn, whose parser reads the empty reply token of the
+// system services' answers (TestSystemServiceReplyEmptyReplyToken).
 type trigSys struct {
-	t     *testing.T
-	c     *tls.Conn
-	r     *bufio.Reader
-	inbox string
-	seq   int
+	t *testing.T
+	c *conn.Conn
 }
 
 func newTrigSys(t *testing.T, b *broker.Broker) *trigSys {
@@ -468,107 +457,22 @@ func newTrigSys(t *testing.T, b *broker.Broker) *trigSys {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := tls.Dialer{Config: &tls.Config{ServerName: b.ServerName(), RootCAs: b.RootCAs(), MinVersion: tls.VersionTLS12}}
-	ctx, cancel := context.WithTimeout(t.Context(), pullTimeout)
-	defer cancel()
-	nc, err := d.DialContext(ctx, "tcp4", b.Addr().String())
-	if err != nil {
-		t.Fatalf("system dial: %v", err)
-	}
-	s := &trigSys{t: t, c: nc.(*tls.Conn), r: bufio.NewReaderSize(nc, 64<<10), inbox: "_INBOX.connz"}
-	t.Cleanup(func() { _ = s.c.Close() })
-	s.deadline()
-	line := s.line()
-	var info struct {
-		Nonce string `json:"nonce"`
-	}
-	if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "INFO ")), &info); err != nil || info.Nonce == "" {
-		t.Fatalf("system INFO: %v", err)
-	}
-	kp, err := nkeys.FromSeed(creds.Seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kp.Wipe()
-	sig, err := kp.Sign([]byte(info.Nonce))
-	if err != nil {
-		t.Fatal(err)
-	}
-	connect, err := json.Marshal(map[string]any{
-		"jwt": creds.JWT, "sig": base64.RawURLEncoding.EncodeToString(sig),
-		"verbose": false, "pedantic": false, "protocol": 1, "headers": true, "name": "conformance-sys",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.write("CONNECT " + string(connect) + "\r\nSUB " + s.inbox + ".* 1\r\nPING\r\n")
-	for range 8 {
-		switch l := s.line(); {
-		case l == "PONG":
-			return s
-		case strings.HasPrefix(l, "INFO "):
-		default:
-			t.Fatalf("system CONNECT answered %.40q", l)
-		}
-	}
-	t.Fatal("system CONNECT: no PONG")
-	return nil
+	cfg := connConfig(t, b, creds)
+	cfg.Name = "conformance-sys"
+	cfg.MaxPayload = conn.MaxPayloadLimit // a CONNZ of many connections
+	return &trigSys{t: t, c: connDial(t, cfg)}
 }
 
-func (s *trigSys) deadline() {
-	if err := s.c.SetDeadline(time.Now().Add(pullTimeout)); err != nil {
-		s.t.Fatal(err)
-	}
-}
-
-func (s *trigSys) write(p string) {
-	s.t.Helper()
-	if _, err := s.c.Write([]byte(p)); err != nil {
-		s.t.Fatalf("system write: %v", err)
-	}
-}
-
-func (s *trigSys) line() string {
-	s.t.Helper()
-	l, err := s.r.ReadString('\n')
-	if err != nil {
-		s.t.Fatalf("system read: %v", err)
-	}
-	return strings.TrimSuffix(l, "\r\n")
-}
-
-// request publishes body to subject and returns the first reply.
+// request publishes body to subject and returns a copy of the reply.
 func (s *trigSys) request(subject string, body []byte) []byte {
 	s.t.Helper()
-	s.deadline()
-	s.seq++
-	reply := fmt.Sprintf("%s.%d", s.inbox, s.seq)
-	s.write(fmt.Sprintf("PUB %s %s %d\r\n%s\r\n", subject, reply, len(body), body))
-	for range 16 {
-		l := s.line()
-		f := strings.Fields(l)
-		switch {
-		case l == "PING":
-			s.write("PONG\r\n")
-		case len(f) >= 4 && f[0] == "MSG":
-			n, err := strconv.Atoi(f[len(f)-1])
-			if err != nil || n < 0 || n > 1<<20 {
-				s.t.Fatalf("system reply size %q", f[len(f)-1])
-			}
-			p := make([]byte, n+2)
-			if _, err := io.ReadFull(s.r, p); err != nil {
-				s.t.Fatalf("system reply: %v", err)
-			}
-			if f[1] == reply {
-				return p[:n]
-			}
-		case strings.HasPrefix(l, "INFO "), l == "PONG":
-		default:
-			s.t.Fatalf("system request %s: %.60q", subject, l)
-		}
+	ctx, cancel := context.WithTimeout(s.t.Context(), pullTimeout)
+	defer cancel()
+	r, err := s.c.Request(ctx, subject, nil, body)
+	if err != nil || r.Status != 0 {
+		s.t.Fatalf("system request %s: status %d, %v", subject, r.Status, err)
 	}
-	s.t.Fatalf("system request %s: no reply", subject)
-	return nil
+	return append([]byte(nil), r.Payload...)
 }
 
 // runtimeConns returns the open connections of an account that the
