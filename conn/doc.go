@@ -44,16 +44,20 @@
 // closed, and every wait for input (or for room to write) is a ppoll(2) in
 // a blocking system call on the calling goroutine's thread, bounded by the
 // deadline. A request is one write and a wait for one reply, so the poller
-// would only add its costs: parking the goroutine, an epoll wake of an idle
-// thread for every reply, the scheduler. Without them a visit of the pull
-// profile costs the client about a third less CPU and its three round trips
-// complete sooner (docs/BENCHMARKS.md, "Pull loop"). What it means for a
-// host: while a request waits, its goroutine holds an OS thread blocked in
-// the kernel, as in any blocking system call (the runtime hands the
-// thread's P to other goroutines when it needs to); the trigger runtime
-// makes one request at a time, so that is one thread per running Run. A
-// dialer returning something other than a *net.TCPConn, and other
-// platforms, keep the runtime's poller; the behaviour is the same.
+// would only add its costs: parking the goroutine, epoll wake-ups, the
+// scheduler's search for work. Without them a visit of the pull profile
+// costs the client about a fifth less CPU and completes sooner
+// (docs/BENCHMARKS.md, "Pull loop"). While it waits, the goroutine keeps
+// its processor (P) in the system call, where the scheduler cannot use it
+// for timers or other goroutines (it takes it back only when its monitor
+// notices): so after every wait that blocked, Read yields once
+// (runtime.Gosched), which gives the scheduler the turn a park would have
+// given; the embedding program's other goroutines see their timers as
+// punctual as beside the poller. What it means for a host: a waiting
+// request is an OS thread blocked in the kernel, one per running Run of
+// the trigger runtime. A dialer returning something other than a
+// *net.TCPConn, and other platforms, keep the runtime's poller; the
+// behaviour is the same.
 //
 // # Memory
 //

@@ -282,3 +282,38 @@ func TestThreadSocketAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per round trip, want 0", allocs)
 	}
 }
+
+// A Read that had to wait yields the processor once before reading. (That
+// one finding its input waiting does not is left untested: a thread
+// descheduled inside the wait would make it look long.)
+func TestThreadSocketYieldsAfterWaiting(t *testing.T) {
+	s, _, peer := socketPair(t)
+	yields := 0
+	saved := yield
+	yield = func() { yields++ }
+	defer func() { yield = saved }()
+	if err := s.SetReadDeadline(time.Now().Add(sockWithin)); err != nil {
+		t.Fatal(err)
+	}
+
+	// The input cannot arrive before the peer's pause ends, so the wait
+	// lasts that long less the time this goroutine takes to reach it:
+	// with a pause 2,500 times yieldAfter, well over yieldAfter.
+	const pause = 50 * time.Millisecond
+	wrote := make(chan error, 1)
+	go func() {
+		time.Sleep(pause)
+		_, err := peer.Write([]byte("a"))
+		wrote <- err
+	}()
+	got := make([]byte, 1)
+	if _, err := io.ReadFull(s, got); err != nil || string(got) != "a" {
+		t.Fatalf("Read %q, %v", got, err)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	if yields != 1 {
+		t.Fatalf("%d yields after a wait of at least %v, want 1", yields, pause)
+	}
+}

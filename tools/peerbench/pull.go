@@ -23,6 +23,7 @@ const (
 	maxSteps  = 20000
 	maxWarmup = 2000
 	maxEmpty  = 200
+	maxHost   = 10000
 	// maxPerLoop bounds the messages published for one loop (rounds times
 	// steps plus warmup): with three loops, about 50 MB of the account's
 	// memory store at most.
@@ -37,6 +38,7 @@ type pullOptions struct {
 	steps     int
 	warmup    int
 	empty     int
+	host      int
 	roundTime time.Duration
 	storage   string
 	server    string
@@ -49,6 +51,7 @@ func pullFlags(fs *flag.FlagSet) *pullOptions {
 	fs.IntVar(&o.steps, "steps", 2000, "pull: visits per loop per round")
 	fs.IntVar(&o.warmup, "warmup", 200, "pull: unmeasured visits per loop before the first round")
 	fs.IntVar(&o.empty, "empty", 20, "pull: visits to the empty consumer per round, of each kind")
+	fs.IntVar(&o.host, "host", 2000, "pull: visits per message loop, after the rounds, with another goroutine's 1 ms ticker running (its lateness is reported); 0 skips")
 	fs.DurationVar(&o.roundTime, "round-time", time.Minute, "pull: time bound of one loop in one round")
 	fs.StringVar(&o.storage, "storage", "memory", `pull: stream storage, "memory" or "file"`)
 	fs.StringVar(&o.server, "server", "", "pull, idle: nats-server "+broker.ServerVersion+" binary (default: "+broker.EnvServer+" or the user cache)")
@@ -65,8 +68,10 @@ func (o *pullOptions) validate() error {
 		return fmt.Errorf("peerbench: -warmup must be 0..%d", maxWarmup)
 	case o.empty < 0 || o.empty > maxEmpty:
 		return fmt.Errorf("peerbench: -empty must be 0..%d", maxEmpty)
-	case o.rounds*o.steps+o.warmup > maxPerLoop:
-		return fmt.Errorf("peerbench: rounds*steps+warmup must be at most %d", maxPerLoop)
+	case o.host < 0 || o.host > maxHost:
+		return fmt.Errorf("peerbench: -host must be 0..%d", maxHost)
+	case o.rounds*o.steps+o.warmup+o.host > maxPerLoop:
+		return fmt.Errorf("peerbench: rounds*steps+warmup+host must be at most %d", maxPerLoop)
 	case o.roundTime < minRound || o.roundTime > maxRound:
 		return fmt.Errorf("peerbench: -round-time must be %v..%v", minRound, maxRound)
 	case o.storage != "memory" && o.storage != "file":
@@ -82,6 +87,7 @@ type loop struct {
 	n       int // steps per round
 	samples []sample
 	warm    int               // unmeasured visits before the first round
+	host    hostSample        // the visits with another goroutine's ticker running
 	lat     [][]time.Duration // one buffer per round, allocated up front
 }
 
@@ -98,7 +104,7 @@ func runPull(ctx context.Context, o pullOptions, w io.Writer) (err error) {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	perLoop := o.rounds*o.steps + o.warmup
+	perLoop := o.rounds*o.steps + o.warmup + o.host
 	fmt.Fprintf(w, "goos: %s\ngoarch: %s\ncpus: %d\ngo: %s\nnats.go: %s\nnats-server: %s\n",
 		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), nats.Version, broker.ServerVersion)
 	fmt.Fprintf(w, "rounds %d, %d visits per loop per round, %d warmup, %d empty visits of each kind per round, %s storage, %d-byte payloads\n",
@@ -169,12 +175,20 @@ func runPull(ctx context.Context, o pullOptions, w io.Writer) (err error) {
 			}
 		}
 	}
+	if o.host > 0 {
+		for _, l := range loops {
+			if l.host, err = measureHost(ctx, l.s, o.host, o.roundTime); err != nil {
+				return fmt.Errorf("peerbench: %s with a host goroutine: %w", l.name, err)
+			}
+		}
+	}
 	fmt.Fprintf(w, "load average after: %s\n", loadAvg())
 	if err := verifyCounters(ctx, env.admin, perLoop, loops); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "verified: every visit delivered and acknowledged exactly one message; no ack pending, no request waiting")
 	printPullReport(w, loops, floors, empties)
+	printHostReport(w, loops)
 	return nil
 }
 
@@ -203,7 +217,7 @@ func verifyCounters(ctx context.Context, a *admin, perLoop int, loops []*loop) e
 	names := map[string]loopName{"latent": loopLatent, "core": loopCore, "jetstream": loopJetStream}
 	var errs []error
 	for _, l := range loops {
-		visits := l.warm
+		visits := l.warm + l.host.steps
 		for _, s := range l.samples {
 			visits += s.steps
 		}
