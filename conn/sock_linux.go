@@ -16,7 +16,8 @@ import (
 // the goroutine on a would-block and wake it through epoll and the
 // scheduler (waking an idle thread for every reply on the way), the socket
 // waits in ppoll(2) in a blocking system call, bounded by the deadline,
-// and then reads or writes. A request of this package is one write and a
+// and then reads or writes; a Read whose wait blocked yields the processor
+// once before reading (see Read). A request of this package is one write and a
 // wait for one reply on one goroutine, so the poller buys nothing here and
 // costs a good part of the client's CPU per round trip
 // (docs/BENCHMARKS.md, "Pull loop").
