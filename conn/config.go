@@ -115,8 +115,17 @@ type Config struct {
 	// MinReadCap to parser.MaxHeaderBlock bytes; zero means
 	// parser.MaxHeaderBlock.
 	MaxHeader int
-	// Dialer opens the socket; nil means a zero net.Dialer.
+	// Dialer opens the socket; nil means a zero net.Dialer. On Linux a
+	// *net.TCPConn it returns is taken over (see the package documentation,
+	// Waiting): Dial closes it and keeps a duplicate of its descriptor, so
+	// the caller must not keep and use or close it; the Conn's Close
+	// closes the connection.
 	Dialer Dialer
+	// RuntimePoller keeps the socket in the Go runtime's network poller, as
+	// on other platforms, instead of serving it from the calling thread
+	// (see Waiting): for a program that runs many connections at the same
+	// time and must not hold an OS thread per waiting request.
+	RuntimePoller bool
 	// Rand is the source of the inbox prefix; nil means crypto/rand.
 	Rand io.Reader
 }

@@ -146,9 +146,10 @@ func (r *sockReader) Read(p []byte) (int, error) {
 	if n > 0 || err != nil && !isTimeout(err) {
 		return n, err
 	}
-	// The peek goes through the runtime's poller, which refuses at once
-	// while the socket's deadline lies in the past: clear it. The peek
-	// never blocks (MSG_DONTWAIT), so no deadline is needed for it.
+	// Clear the deadline: through the runtime's poller a peek is refused
+	// at once while the socket's deadline lies in the past (the thread
+	// socket peeks regardless). The peek never blocks (MSG_DONTWAIT), so
+	// it needs no deadline.
 	if err := r.c.SetReadDeadline(time.Time{}); err != nil {
 		return 0, err
 	}

@@ -100,8 +100,10 @@ func (h *handshake) dial(ctx context.Context) error {
 		}
 		return err
 	}
-	if raw, err = threadSocketOf(raw); err != nil {
-		return err
+	if !h.v.RuntimePoller {
+		if raw, err = threadSocketOf(raw); err != nil {
+			return err
+		}
 	}
 	h.c.raw = raw
 	if ta, ok := raw.RemoteAddr().(*net.TCPAddr); ok {

@@ -52,12 +52,22 @@
 // for timers or other goroutines (it takes it back only when its monitor
 // notices): so after every wait that blocked, Read yields once
 // (runtime.Gosched), which gives the scheduler the turn a park would have
-// given; the embedding program's other goroutines see their timers as
-// punctual as beside the poller. What it means for a host: a waiting
-// request is an OS thread blocked in the kernel, one per running Run of
-// the trigger runtime. A dialer returning something other than a
-// *net.TCPConn, and other platforms, keep the runtime's poller; the
-// behaviour is the same.
+// given; the program's other goroutines see their timers as punctual as
+// beside the poller.
+//
+// What it means for the program: each Dial, request or Check waiting at a
+// given moment holds an OS thread blocked in the kernel (the trigger
+// runtime waits on one connection at a time per running Run), and the Go
+// runtime keeps the threads it made at their peak. A program that runs
+// many connections at the same time must stay within its thread limits
+// (runtime/debug.SetMaxThreads, 10,000 by default; a container's pids
+// limit) or set Config.RuntimePoller, which keeps the poller. A dialer's
+// *net.TCPConn is closed by Dial (see Config.Dialer), and a waiting
+// request cannot be interrupted by closing anything from another goroutine
+// (Conn is not for concurrent use anyway; its deadline bounds every wait).
+// A dialer returning something other than a *net.TCPConn, Config.
+// RuntimePoller and other platforms keep the runtime's poller; requests,
+// deadlines and errors behave the same either way.
 //
 // # Memory
 //

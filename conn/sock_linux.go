@@ -58,9 +58,21 @@ func threadSocketOf(c net.Conn) (net.Conn, error) {
 	}
 	fd := -1
 	var derr error
-	if err := rc.Control(func(f uintptr) { fd, derr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || derr != nil {
+	if err := rc.Control(func(f uintptr) { fd, derr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
 		_ = c.Close()
-		return nil, os.NewSyscallError("fcntl", firstErr(err, derr))
+		return nil, err
+	}
+	if derr != nil {
+		_ = c.Close()
+		return nil, os.NewSyscallError("fcntl", derr)
+	}
+	// The runtime made the socket non-blocking; the mode is shared by
+	// every descriptor of it, so make sure, in case a caller's dialer
+	// changed it through another one.
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = unix.Close(fd)
+		_ = c.Close()
+		return nil, os.NewSyscallError("fcntl", err)
 	}
 	s := &threadSocket{fd: fd, laddr: tc.LocalAddr(), raddr: tc.RemoteAddr()}
 	// Closing the original deletes it from the poller's epoll set; the
@@ -71,13 +83,6 @@ func threadSocketOf(c net.Conn) (net.Conn, error) {
 	}
 	s.cleanup = runtime.AddCleanup(s, func(fd int) { _ = unix.Close(fd) }, fd)
 	return s, nil
-}
-
-func firstErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 func (s *threadSocket) LocalAddr() net.Addr  { return s.laddr }
@@ -143,6 +148,7 @@ func (s *threadSocket) Read(p []byte) (int, error) {
 		case n == 0:
 			return 0, io.EOF
 		}
+		runtime.KeepAlive(s) // the descriptor stays open until its last use here
 		return n, nil
 	}
 }
@@ -168,10 +174,13 @@ func (s *threadSocket) Write(p []byte) (int, error) {
 		case err == unix.EINTR:
 		case err != nil:
 			return w, s.opError("write", err)
+		case n == 0:
+			return w, io.ErrUnexpectedEOF // as the poller reports a write that made no progress
 		default:
 			w += n
 		}
 	}
+	runtime.KeepAlive(s) // the descriptor stays open until its last use here
 	return w, nil
 }
 
@@ -201,6 +210,7 @@ func (r threadRaw) until(f func(fd uintptr) bool, events int16, deadline time.Ti
 			return net.ErrClosed
 		}
 		if f(uintptr(r.s.fd)) {
+			runtime.KeepAlive(r.s)
 			return nil
 		}
 		if err := wait(r.s.fd, events, deadline); err != nil {
@@ -209,9 +219,10 @@ func (r threadRaw) until(f func(fd uintptr) bool, events int16, deadline time.Ti
 	}
 }
 
-// opError is err as the net package reports it. A passed deadline is
+// opError is err as the net package reports it, a *net.OpError, with a
+// system call's errno as an *os.SyscallError inside; a passed deadline is
 // returned as it is (os.ErrDeadlineExceeded, a net.Error whose Timeout and
-// Temporary are true), and so is net.ErrClosed.
+// Temporary are true).
 func (s *threadSocket) opError(op string, err error) error {
 	switch err {
 	case os.ErrDeadlineExceeded:

@@ -7,9 +7,12 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sockWithin bounds every wait of these tests that is not the subject.
@@ -163,7 +166,7 @@ func TestThreadSocketReadDeadline(t *testing.T) {
 }
 
 func TestThreadSocketWriteDeadline(t *testing.T) {
-	s, _, _ := socketPair(t)
+	s, _, peer := socketPair(t)
 	// A passed deadline refuses even a write the buffer has room for, as
 	// the runtime's poller does.
 	if err := s.SetWriteDeadline(time.Unix(1, 0)); err != nil {
@@ -172,8 +175,9 @@ func TestThreadSocketWriteDeadline(t *testing.T) {
 	if n, err := s.Write([]byte("x")); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Write past the deadline: %d, %v", n, err)
 	}
-	// The peer never reads: no loopback buffer holds this much.
-	big := make([]byte, 32<<20)
+	// The peer never reads, and its buffers are small.
+	smallBuffers(t, s, peer)
+	big := make([]byte, 4<<20)
 	const wait = 50 * time.Millisecond
 	start := time.Now()
 	if err := s.SetWriteDeadline(start.Add(wait)); err != nil {
@@ -224,6 +228,15 @@ func TestThreadSocketReset(t *testing.T) {
 	}
 	if normalise(err) != ErrServerClosed {
 		t.Fatalf("normalise(%v) = %v", err, normalise(err))
+	}
+	// A write fails too (EPIPE; no SIGPIPE ends the process), as the
+	// server closing the connection.
+	if err := s.SetWriteDeadline(time.Now().Add(sockWithin)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Write([]byte("x"))
+	if !errors.As(err, &oe) || oe.Op != "write" || normalise(err) != ErrServerClosed {
+		t.Fatalf("Write after a reset: %v (%T); want a write *net.OpError meaning ErrServerClosed", err, err)
 	}
 }
 
@@ -297,23 +310,143 @@ func TestThreadSocketYieldsAfterWaiting(t *testing.T) {
 	}
 
 	// The input cannot arrive before the peer's pause ends, so the wait
-	// lasts that long less the time this goroutine takes to reach it:
-	// with a pause 2,500 times yieldAfter, well over yieldAfter.
+	// lasts that long less the time this goroutine takes to reach it: with
+	// a pause 2,500 times yieldAfter, well over yieldAfter, unless this
+	// goroutine was descheduled for the whole pause; then the input was
+	// waiting and no yield is due, and the attempt is made again (at most
+	// three times).
 	const pause = 50 * time.Millisecond
-	wrote := make(chan error, 1)
-	go func() {
-		time.Sleep(pause)
-		_, err := peer.Write([]byte("a"))
-		wrote <- err
-	}()
 	got := make([]byte, 1)
-	if _, err := io.ReadFull(s, got); err != nil || string(got) != "a" {
-		t.Fatalf("Read %q, %v", got, err)
+	for attempt := 1; ; attempt++ {
+		yields = 0
+		wrote := make(chan error, 1)
+		go func() {
+			time.Sleep(pause)
+			_, err := peer.Write([]byte("a"))
+			wrote <- err
+		}()
+		start := time.Now()
+		if _, err := io.ReadFull(s, got); err != nil || string(got) != "a" {
+			t.Fatalf("Read %q, %v", got, err)
+		}
+		took := time.Since(start)
+		if err := <-wrote; err != nil {
+			t.Fatal(err)
+		}
+		if yields == 1 {
+			return
+		}
+		if yields > 1 || took >= pause/2 || attempt == 3 {
+			t.Fatalf("attempt %d: %d yields after a Read of %v that waited for a write %v away, want 1", attempt, yields, took, pause)
+		}
 	}
-	if err := <-wrote; err != nil {
+}
+
+// A write larger than the socket buffers waits for room, as often as
+// needed, and delivers every byte in order.
+func TestThreadSocketWriteWaitsForRoom(t *testing.T) {
+	s, _, peer := socketPair(t)
+	smallBuffers(t, s, peer)
+	big := make([]byte, 1<<20)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b := make([]byte, len(big))
+		_, _ = io.ReadFull(peer, b) // the comparison below reports a short read
+		got <- b
+	}()
+	if err := s.SetWriteDeadline(time.Now().Add(sockWithin)); err != nil {
 		t.Fatal(err)
 	}
-	if yields != 1 {
-		t.Fatalf("%d yields after a wait of at least %v, want 1", yields, pause)
+	if n, err := s.Write(big); n != len(big) || err != nil {
+		t.Fatalf("Write: %d of %d, %v", n, len(big), err)
+	}
+	if !bytes.Equal(<-got, big) {
+		t.Fatal("the peer read other bytes than were written")
+	}
+}
+
+// smallBuffers sets the send buffer of s and the receive buffer of peer to
+// 64 KiB, so that a write of a few MiB fills them whatever the host's
+// tcp_wmem and tcp_rmem (far smaller buffers make loopback TCP crawl on
+// zero-window probes, with or without the runtime's poller).
+func smallBuffers(t *testing.T, s *threadSocket, peer *net.TCPConn) {
+	t.Helper()
+	if err := unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10); err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.SetReadBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A socket dropped without Close is closed when it is collected.
+func TestThreadSocketCleanup(t *testing.T) {
+	peer := droppedSocket(t)
+	b := make([]byte, 1)
+	// Collections are not promised to run cleanups at once: a bounded
+	// number of them, each followed by a short wait for the peer's end of
+	// stream.
+	for range 20 {
+		runtime.GC()
+		if err := peer.SetReadDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		n, err := peer.Read(b)
+		if n == 0 && err == io.EOF {
+			return
+		}
+		if !isTimeout(err) {
+			t.Fatalf("peer read: %d, %v", n, err)
+		}
+	}
+	t.Fatal("the dropped socket was not closed after 20 collections")
+}
+
+// droppedSocket makes a thread socket and drops it without closing it; it
+// returns the peer.
+func droppedSocket(t *testing.T) *net.TCPConn {
+	t.Helper()
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ln.AcceptTCP()
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	if _, err := threadSocketOf(c); err != nil {
+		t.Fatal(err)
+	}
+	return peer
+}
+
+// threadRaw waits only when its function asks to, and not past the
+// socket's deadline.
+func TestThreadSocketRawConn(t *testing.T) {
+	s, _, _ := socketPair(t)
+	rc, err := s.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetReadDeadline(time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	if err := rc.Read(func(uintptr) bool { calls++; return true }); err != nil || calls != 1 {
+		t.Fatalf("Read with a function done at once: %v after %d calls; want nil after 1", err, calls)
+	}
+	calls = 0
+	if err := rc.Read(func(uintptr) bool { calls++; return false }); !errors.Is(err, os.ErrDeadlineExceeded) || calls != 1 {
+		t.Fatalf("Read that must wait, past the deadline: %v after %d calls; want a timeout after 1", err, calls)
 	}
 }

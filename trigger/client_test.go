@@ -29,6 +29,7 @@ func TestConnConfig(t *testing.T) {
 		Addr, ServerName, Name, InboxPrefix   string
 		MaxPayload, MaxControlLine, MaxHeader int
 		SameCredential, AllowNonPublic        bool
+		RuntimePoller                         bool
 	}
 	for i, tn := range cfg.Tenants {
 		ts := &r.trig.tenants[i]
@@ -45,10 +46,34 @@ func TestConnConfig(t *testing.T) {
 			MaxPayload: got.MaxPayload, MaxControlLine: got.MaxControlLine, MaxHeader: got.MaxHeader,
 			SameCredential: got.Credential == r.creds[i].Secret,
 			AllowNonPublic: got.AllowNonPublic.IsValid() && got.AllowNonPublic == tn.Destination.Address.Addr(),
+			RuntimePoller:  got.RuntimePoller,
 		}
 		if diff := cmp.Diff(want, seen); diff != "" {
 			t.Errorf("tenant %s: connection config (-want +got):\n%s", tn.ID, diff)
 		}
+	}
+}
+
+// TestConnConfigRuntimePoller: PoolConfig.RuntimePoller reaches every
+// connection's configuration.
+func TestConnConfigRuntimePoller(t *testing.T) {
+	for _, poller := range []bool{false, true} {
+		pools, err := NewPools(PoolConfig{Limits: DefaultPoolLimits(), RuntimePoller: poller})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := rtConfig(t, 2, 1)
+		trig, _, err := Install(pools, "orders", 1, 0, cfg, rtCredentials(t, cfg))
+		if err != nil {
+			t.Fatalf("Install: %v", err)
+		}
+		for i := range trig.tenants {
+			if got := trig.connConfig(&trig.tenants[i]).RuntimePoller; got != poller {
+				t.Errorf("PoolConfig.RuntimePoller %v: tenant %d's connection has RuntimePoller %v", poller, i, got)
+			}
+		}
+		trig.Close()
+		pools.Close()
 	}
 }
 

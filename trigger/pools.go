@@ -171,6 +171,10 @@ type PoolConfig struct {
 	Rand io.Reader
 	// Dialer opens broker sockets; nil means a zero net.Dialer.
 	Dialer conn.Dialer
+	// RuntimePoller keeps broker sockets in the Go runtime's network
+	// poller instead of serving them from the stepping goroutine's thread
+	// (conn.Config.RuntimePoller).
+	RuntimePoller bool
 }
 
 // Usage is what the pools hold now.
@@ -192,6 +196,7 @@ type Pools struct {
 	now    func() time.Time
 	rand   io.Reader
 	dialer conn.Dialer
+	poller bool // PoolConfig.RuntimePoller
 	lim    PoolLimits
 
 	mu        sync.Mutex
@@ -229,6 +234,7 @@ func NewPools(cfg PoolConfig) (*Pools, error) {
 		now:       time.Now,
 		rand:      cfg.Rand,
 		dialer:    cfg.Dialer,
+		poller:    cfg.RuntimePoller,
 		lim:       cfg.Limits,
 		tenants:   make(map[string]*keyUsage),
 		providers: make(map[string]*keyUsage),

@@ -1,0 +1,7 @@
+package conn
+
+// ThreadSocketInUse reports whether c's socket is a thread socket.
+func ThreadSocketInUse(c *Conn) bool {
+	_, ok := c.raw.(*threadSocket)
+	return ok
+}
