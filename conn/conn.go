@@ -75,17 +75,22 @@ func (c *Conn) fail(cause error) error {
 }
 
 // normalise maps socket-level causes onto what callers match: a deadline
-// onto context.DeadlineExceeded, an end of input onto ErrServerClosed. A
-// classified TLS failure is kept as it is.
+// onto context.DeadlineExceeded, an end of input or a lost connection onto
+// ErrServerClosed. A classified TLS failure is kept as it is.
 func normalise(err error) error {
 	var tf *tlsFailure
 	switch {
 	case errors.As(err, &tf):
 		return err
+	case errors.Is(err, syscall.ETIMEDOUT):
+		// The connection's own timeout (keepalive or retransmission), which
+		// an errno reports as a Timeout like a passed deadline: lost.
+		return ErrServerClosed
 	case isTimeout(err):
 		return context.DeadlineExceeded
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return ErrServerClosed
 	default:
 		return err

@@ -24,7 +24,9 @@ var (
 	// ErrClosed reports use of a closed connection; every error that closes
 	// the connection also matches it (see ClosedError).
 	ErrClosed = errors.New("conn: connection closed")
-	// ErrServerClosed reports that the server ended the connection.
+	// ErrServerClosed reports that the server ended the connection, or
+	// that it was lost under it: reset, aborted, the peer's keepalive
+	// timing out, the peer unreachable.
 	ErrServerClosed = errors.New("conn: server closed the connection")
 	// ErrPlaintext reports a server that answered the TLS ClientHello with
 	// something other than TLS, such as a plaintext INFO.
