@@ -23,24 +23,7 @@ const sockWithin = 5 * time.Second
 // accepted peer.
 func socketPair(t *testing.T) (*threadSocket, *net.TCPConn, *net.TCPConn) {
 	t.Helper()
-	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	if err := ln.SetDeadline(time.Now().Add(sockWithin)); err != nil {
-		t.Fatal(err)
-	}
-	c, err := net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer, err := ln.AcceptTCP()
-	if err != nil {
-		c.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { peer.Close() })
+	c, peer := tcpPair(t)
 	if err := peer.SetDeadline(time.Now().Add(sockWithin)); err != nil {
 		t.Fatal(err)
 	}
@@ -409,25 +392,34 @@ func TestThreadSocketCleanup(t *testing.T) {
 // returns the peer.
 func droppedSocket(t *testing.T) *net.TCPConn {
 	t.Helper()
+	c, peer := tcpPair(t)
+	if _, err := threadSocketOf(c); err != nil {
+		t.Fatal(err)
+	}
+	return peer
+}
+
+// tcpPair dials a loopback listener and returns the dialled socket and
+// the accepted peer, which is closed when the test ends.
+func tcpPair(t *testing.T) (c, peer *net.TCPConn) {
+	t.Helper()
 	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	c, err := net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr))
-	if err != nil {
+	if err := ln.SetDeadline(time.Now().Add(sockWithin)); err != nil {
 		t.Fatal(err)
 	}
-	peer, err := ln.AcceptTCP()
-	if err != nil {
+	if c, err = net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr)); err != nil {
+		t.Fatal(err)
+	}
+	if peer, err = ln.AcceptTCP(); err != nil {
 		c.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { peer.Close() })
-	if _, err := threadSocketOf(c); err != nil {
-		t.Fatal(err)
-	}
-	return peer
+	return c, peer
 }
 
 // threadRaw waits only when its function asks to, and not past the
