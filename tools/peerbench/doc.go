@@ -43,8 +43,11 @@
 // two floors in the same rotation, three bare round trips per visit (a
 // request to a subject without subscribers, answered 503 by the broker's
 // read loop) over conn.Conn and over nats.go, so that each loop's CPU can be
-// read above what its three round trips cost on the machine at hand; and
-// two visits to an empty consumer: one Inspect that proves it empty,
+// read above what its three round trips cost on the machine at hand; after
+// the rounds, -host more visits of each message loop with another
+// goroutine receiving from a 1 ms ticker, whose lateness shows what the
+// loop costs the rest of an embedding program; and two visits to an empty
+// consumer: one Inspect that proves it empty,
 // and the no-wait pull with the 100 ms expiry that the broker holds until
 // it expires. Every user holds exactly the permissions pull derives. For
 // each loop it reports steps per second, latency percentiles, allocations
