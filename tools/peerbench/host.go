@@ -25,9 +25,6 @@ type hostSample struct {
 // tick's time). A client that keeps the goroutine's processor while it
 // waits for the broker delays that goroutine's timers and turns.
 func measureHost(ctx context.Context, l stepper, n int, bound time.Duration) (hostSample, error) {
-	ctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	deadline, _ := ctx.Deadline()
 	stop := make(chan struct{})
 	done := make(chan []time.Duration, 1)
 	maxTicks := int(bound/hostTick) + 1
@@ -47,24 +44,11 @@ func measureHost(ctx context.Context, l stepper, n int, bound time.Duration) (ho
 			}
 		}
 	}()
-	var s hostSample
-	var err error
-	for s.steps < n {
-		if err = l.step(ctx); err != nil {
-			break
-		}
-		s.steps++
-		if !time.Now().Before(deadline) {
-			break
-		}
-	}
+	s, err := measureLoop(ctx, l, n, bound, make([]time.Duration, n))
 	close(stop)
-	s.late = <-done
-	slices.Sort(s.late)
-	if err != nil {
-		return s, fmt.Errorf("step %d: %w", s.steps+1, err)
-	}
-	return s, nil
+	h := hostSample{steps: s.steps, late: <-done}
+	slices.Sort(h.late)
+	return h, err
 }
 
 // printHostReport writes the host goroutine's ticker lateness per loop.
