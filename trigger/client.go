@@ -2,7 +2,9 @@ package trigger
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
@@ -73,8 +75,9 @@ type client struct {
 // elapsed, the client and connection reservations, and succeeds or fails
 // once; a failure sets the backoff unless owner (the owner's context,
 // whose cancellation ends the step) was done, whatever cut the dial short
-// otherwise (ctx's deadline included). now is the clock.
-func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, now func() time.Time, dial dialFunc) (link, error) {
+// otherwise (ctx's deadline included). now is the clock; rnd jitters the
+// backoff.
+func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, now func() time.Time, rnd io.Reader, dial dialFunc) (link, error) {
 	if c.link != nil {
 		if !c.link.usable() || now().Sub(c.lastUsed) > p.lim.MaxIdleAge {
 			c.drop(p, ts)
@@ -111,7 +114,7 @@ func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, 
 		p.releaseConnection(ts.usage, ts.provider)
 		if owner.Err() == nil {
 			c.failures++
-			c.retryAt = now().Add(backoff(p.lim, c.failures))
+			c.retryAt = now().Add(jitter(backoff(p.lim, c.failures), rnd))
 		}
 		return nil, &dialError{err: err}
 	}
@@ -131,7 +134,21 @@ func unprobed(l link, err error) bool {
 		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
-// backoff returns the wait after the n-th consecutive failed dial.
+// jitter returns a wait drawn uniformly from [d/2, d] with rnd, so that a
+// fleet of runtimes that lost one broker at the same moment does not dial
+// it again in lockstep; the schedule's upper bounds are unchanged. A
+// failing rnd leaves d.
+func jitter(d time.Duration, rnd io.Reader) time.Duration {
+	var b [8]byte
+	if _, err := io.ReadFull(rnd, b[:]); err != nil {
+		return d
+	}
+	half := d / 2
+	return d - half + time.Duration(binary.LittleEndian.Uint64(b[:])%uint64(half+1))
+}
+
+// backoff returns the longest wait after the n-th consecutive failed dial
+// (before jitter).
 func backoff(lim PoolLimits, n int) time.Duration {
 	d := lim.DialBackoff
 	for i := 1; i < n && d < lim.MaxDialBackoff; i++ {

@@ -1,9 +1,14 @@
 package trigger
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
+	"io"
 	"testing"
+	"testing/iotest"
 	"testing/synctest"
 	"time"
 
@@ -297,7 +302,7 @@ func TestAcquireUnprobed(t *testing.T) {
 					ctx = t.Context()
 				}
 				r.trig.mu.Lock()
-				l, err := ts.client.acquire(t.Context(), ctx, r.pools, ts, time.Now, r.trig.dial)
+				l, err := ts.client.acquire(t.Context(), ctx, r.pools, ts, time.Now, r.trig.rand, r.trig.dial)
 				r.trig.mu.Unlock()
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("acquire = %v, want %v", err, tc.wantErr)
@@ -367,4 +372,74 @@ func TestTenantConsumersShareScratch(t *testing.T) {
 	if diff := cmp.Diff([]int{0, 0, 0, 1, 1}, owner); diff != "" {
 		t.Errorf("scratch owner per binding (-want +got):\n%s", diff)
 	}
+}
+
+// TestJitter: a backoff wait is drawn from [d/2, d] by the pools' Rand; a
+// failing source leaves d.
+func TestJitter(t *testing.T) {
+	const d = 1000 * time.Millisecond
+	tests := []struct {
+		name string
+		rnd  io.Reader
+		want time.Duration
+	}{
+		{"zero draw: half", bytes.NewReader(make([]byte, 8)), d / 2},
+		{"largest draw", bytes.NewReader(binaryLE(uint64(d / 2))), d},
+		{"past the range wraps", bytes.NewReader(binaryLE(uint64(d/2) + 1)), d / 2},
+		{"failing source: the whole wait", iotest.ErrReader(errTest), d},
+		{"short source: the whole wait", bytes.NewReader(make([]byte, 7)), d},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := jitter(d, tc.rnd); got != tc.want {
+				t.Errorf("jitter(%v) = %v, want %v", d, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestJitterSpread: waits drawn from crypto/rand stay within [d/2, d] and
+// are not all the same, so runtimes that failed together redial apart.
+func TestJitterSpread(t *testing.T) {
+	const d = 30 * time.Second
+	lo, hi := d, time.Duration(0)
+	for range 256 {
+		w := jitter(d, rand.Reader)
+		if w < d/2 || w > d {
+			t.Fatalf("jitter(%v) = %v, outside [%v, %v]", d, w, d/2, d)
+		}
+		lo, hi = min(lo, w), max(hi, w)
+	}
+	if hi-lo < d/8 {
+		t.Errorf("256 draws spread over %v only (%v to %v)", hi-lo, lo, hi)
+	}
+}
+
+// TestDialBackoffJittered: the pools' Rand places the retry: with a zero
+// draw the tenant dials again after half its backoff, not before.
+func TestDialBackoffJittered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rtConfig(t, 1), PoolLimits{})
+		r.trig.rand = bytes.NewReader(make([]byte, 64))
+		r.net.dialWait = func(context.Context) error { return errTest }
+		if rep := r.step(t); rep.Error != ClassDial {
+			t.Fatalf("first step: report %+v, want a dial failure", rep)
+		}
+		r.net.dialWait = nil
+		half := r.pools.Limits().DialBackoff / 2
+		time.Sleep(half - time.Millisecond)
+		if rep := r.step(t); rep.Error != ClassDialBackoff || r.net.dialCount() != 1 {
+			t.Errorf("before half the backoff: report %+v, dials %d", rep, r.net.dialCount())
+		}
+		time.Sleep(time.Millisecond)
+		if rep := r.step(t); rep.Result != ResultEmpty || r.net.dialCount() != 2 {
+			t.Errorf("at half the backoff: report %+v, dials %d", rep, r.net.dialCount())
+		}
+	})
+}
+
+func binaryLE(v uint64) []byte {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	return b[:]
 }

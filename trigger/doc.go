@@ -94,8 +94,10 @@
 // that step (the acknowledgement of a message that ran included) and is
 // closed when the step ends. A failed dial, a dial the phase's deadline cut
 // short included, starts the tenant's backoff (DialBackoff, doubling up to
-// MaxDialBackoff), during which its visits are skipped (ClassDialBackoff);
-// only the owner stopping exempts a failure.
+// MaxDialBackoff, each wait jittered down to as little as half of that so
+// that runtimes which lost one broker together do not redial in lockstep),
+// during which its visits are skipped (ClassDialBackoff); only the owner
+// stopping exempts a failure.
 //
 // # One step
 //
@@ -170,8 +172,10 @@
 // index, stream sequence, delivery count, pinned route generation, outcome,
 // action, acknowledgement state and error class); empty visits and skips
 // do not replace it. It holds no payload, broker text or secret, and it is
-// one slot, not a log. Package trigger/metrics exposes both in the
-// Prometheus text format.
+// one slot, not a log. A host that implements StepObserver is given every
+// step's report as the step ends: the per-message record of what ran and
+// what the broker recorded. Package trigger/metrics exposes the counts and
+// the last report in the Prometheus text format.
 //
 // # Stopping
 //

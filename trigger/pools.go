@@ -94,7 +94,8 @@ type PoolLimits struct {
 	// DialBackoff is the wait after a failed dial before the tenant client
 	// dials again; it doubles with each further failure up to
 	// MaxDialBackoff (both MinDialBackoff-MaxDialBackoffLimit,
-	// DialBackoff <= MaxDialBackoff).
+	// DialBackoff <= MaxDialBackoff). Each wait is drawn uniformly between
+	// half of it and all of it (PoolConfig.Rand).
 	DialBackoff    time.Duration
 	MaxDialBackoff time.Duration
 }
@@ -166,8 +167,8 @@ func (l PoolLimits) Validate() error {
 // PoolConfig configures NewPools.
 type PoolConfig struct {
 	Limits PoolLimits
-	// Rand is the source of activation and trace IDs; nil means
-	// crypto/rand.
+	// Rand is the source of activation and trace IDs and of the dial
+	// backoff's jitter; nil means crypto/rand.
 	Rand io.Reader
 	// Dialer opens broker sockets; nil means a zero net.Dialer.
 	Dialer conn.Dialer

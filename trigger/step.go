@@ -99,6 +99,9 @@ func (t *Triggers) step(ctx context.Context, host Host) (StepReport, error) {
 	}
 	t.pace(b, &r)
 	t.mon.record(&r, emptyPull, cl.dials-dials, cl.replaced-replaced)
+	if o, ok := host.(StepObserver); ok {
+		o.ObserveStep(r)
+	}
 	return r, err
 }
 
@@ -185,7 +188,7 @@ func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *Ste
 	// consumer info.
 	pre, cancel := context.WithDeadline(ctx, t.now().Add(timeout))
 	defer cancel()
-	l, err := ts.client.acquire(ctx, pre, t.pools, ts, t.now, t.dial)
+	l, err := ts.client.acquire(ctx, pre, t.pools, ts, t.now, t.rand, t.dial)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
