@@ -68,6 +68,22 @@ type Host interface {
 	ReserveInbound(ctx context.Context, r InboundRequest) (Inbound, error)
 }
 
+// StepObserver is an optional interface of a Host. A host that implements
+// it is given the report of every step, delivered or not: for a delivery,
+// what ran (StreamSeq, Delivered, Outcome) and what the broker recorded of
+// it (Action, Ack). It is the per-message record that the Monitor's one
+// LastStep slot is not: an embedding that must answer, for every message,
+// "what ran, and did the broker record its outcome?" keeps these reports.
+//
+// ObserveStep is called on the stepping goroutine after the step's Inbound
+// was released and the Monitor counted the step, so a report observed is
+// already in the Snapshot. It must return promptly and must not call the
+// Triggers (Step, Run, Close, CloseIdle): the step still holds the
+// installation's lock.
+type StepObserver interface {
+	ObserveStep(r StepReport)
+}
+
 // Inbound is one reservation made by Host.ReserveInbound. The runtime calls
 // Activate at most once and Release exactly once, after Activate returned
 // or without Activate (an empty visit, a refused check, a failed pull).
