@@ -1,0 +1,268 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latent-systems/latent-nats/internal/pkgcheck"
+	"github.com/latent-systems/latent-nats/tools/ledger"
+	"github.com/latent-systems/latent-nats/trigger"
+)
+
+func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package ledger owns ") }
+
+// cfg is a configuration with two bindings, a (index 0) and b (index 1).
+var cfg = trigger.Config{Bindings: []trigger.Binding{{ID: "a"}, {ID: "b"}}}
+
+// report is the step report of delivery d of seq on binding index i.
+func report(i int, seq, d uint64, action trigger.Action, ack trigger.AckState) trigger.StepReport {
+	return trigger.StepReport{Binding: i, Result: trigger.ResultDelivered, StreamSeq: seq, Delivered: d, Outcome: trigger.OutcomeSuccess, Action: action, Ack: ack}
+}
+
+// run records one delivery on which the function ran, then its report.
+func run(l *ledger.Ledger, id string, i int, seq, d uint64, action trigger.Action, ack trigger.AckState) {
+	l.Activated(id, seq, d)
+	l.ObserveStep(report(i, seq, d, action, ack))
+}
+
+func TestCauses(t *testing.T) {
+	tests := []struct {
+		name  string
+		prev  trigger.StepReport
+		want  ledger.Cause
+		clean bool // Err is nil
+	}{
+		{"nak asks for it", report(0, 1, 1, trigger.ActionNak, trigger.AckVerified), ledger.CauseNak, true},
+		{"uncertain", report(0, 1, 1, trigger.ActionAck, trigger.AckUncertain), ledger.CauseUncertain, true},
+		{"late receipt", report(0, 1, 1, trigger.ActionAck, trigger.AckVerifiedLate), ledger.CauseLate, true},
+		{"nothing sent", report(0, 1, 1, trigger.ActionAck, trigger.AckNone), ledger.CauseNotSent, true},
+		{"refused", func() trigger.StepReport {
+			r := report(0, 1, 1, trigger.ActionAck, trigger.AckNone)
+			r.Error = trigger.ClassBrokerPermission
+			return r
+		}(), ledger.CauseRefused, true},
+		{"shutdown", func() trigger.StepReport {
+			r := report(0, 1, 1, trigger.ActionNone, trigger.AckNone)
+			r.Result, r.Error = trigger.ResultShutdown, trigger.ClassShutdown
+			return r
+		}(), ledger.CauseShutdown, true},
+		{"verified ack", report(0, 1, 1, trigger.ActionAck, trigger.AckVerified), ledger.CauseAfterVerified, false},
+		{"verified term", report(0, 1, 1, trigger.ActionTerm, trigger.AckVerified), ledger.CauseAfterVerified, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := ledger.New(cfg)
+			l.Published("a", 1)
+			l.Activated("a", 1, 1)
+			l.ObserveStep(tc.prev)
+			run(l, "a", 0, 1, 2, trigger.ActionAck, trigger.AckVerified)
+			v := l.Verdict([]ledger.ConsumerView{{Binding: "a", AckFloor: 1}})
+			want := []ledger.Reexecution{{Key: ledger.Key{Binding: "a", Seq: 1}, Delivered: 2, Cause: tc.want}}
+			if diff := cmp.Diff(want, v.Reexecutions); diff != "" {
+				t.Errorf("re-executions (-want +got):\n%s", diff)
+			}
+			if v.ByCause[tc.want] != 1 || v.Executions != 2 || v.Deliveries != 2 {
+				t.Errorf("verdict %s", v)
+			}
+			if err := v.ErrNoLoss(); err != nil {
+				t.Errorf("ErrNoLoss = %v", err)
+			}
+			if err := v.Err(); (err == nil) != tc.clean || (err != nil && !errors.Is(err, ledger.ErrVerdict)) {
+				t.Errorf("Err = %v, want clean %v", err, tc.clean)
+			}
+		})
+	}
+}
+
+// TestUnreported: an activation without a report (the runtime's process
+// died during the step) explains the next one.
+func TestUnreported(t *testing.T) {
+	l := ledger.New(cfg)
+	l.Published("b", 7)
+	l.Activated("b", 7, 1)
+	run(l, "b", 1, 7, 2, trigger.ActionAck, trigger.AckVerified)
+	v := l.Verdict([]ledger.ConsumerView{{Binding: "b", AckFloor: 7}})
+	if len(v.Reexecutions) != 1 || v.Reexecutions[0].Cause != ledger.CauseUnreported || v.Err() != nil {
+		t.Errorf("verdict %s; re-executions %+v", v, v.Reexecutions)
+	}
+}
+
+// TestDeliveryWithoutRun: a delivery on which the function did not run
+// (refused by the host, or the owner stopped first) is a delivery, not an
+// execution: the next run is the first execution, and the event is not
+// lost.
+func TestDeliveryWithoutRun(t *testing.T) {
+	l := ledger.New(cfg)
+	l.Published("a", 3)
+	r := report(0, 3, 1, trigger.ActionNone, trigger.AckNone)
+	r.Result, r.Outcome, r.Error = trigger.ResultShutdown, 0, trigger.ClassShutdown
+	l.ObserveStep(r)
+	v := l.Verdict(nil)
+	if v.Deliveries != 1 || v.Executions != 0 || len(v.Lost) != 0 {
+		t.Errorf("after the shutdown: %s", v)
+	}
+	run(l, "a", 0, 3, 2, trigger.ActionAck, trigger.AckVerified)
+	v = l.Verdict([]ledger.ConsumerView{{Binding: "a", AckFloor: 3}})
+	if v.Deliveries != 2 || v.Executions != 1 || len(v.Reexecutions) != 0 || v.Err() != nil {
+		t.Errorf("after the redelivery: %s", v)
+	}
+}
+
+// TestSameDeliveryCountAgain: a broker that lost its consumer's state
+// delivers an event with the same delivery count again: two deliveries,
+// the second a re-execution caused by the first's settlement.
+func TestSameDeliveryCountAgain(t *testing.T) {
+	l := ledger.New(cfg)
+	l.Published("a", 1)
+	run(l, "a", 0, 1, 1, trigger.ActionAck, trigger.AckVerified)
+	run(l, "a", 0, 1, 1, trigger.ActionAck, trigger.AckVerified)
+	v := l.Verdict([]ledger.ConsumerView{{Binding: "a", AckFloor: 1}})
+	if len(v.AfterVerified) != 1 || v.Deliveries != 2 || v.ErrNoLoss() != nil || v.Err() == nil {
+		t.Errorf("verdict %s", v)
+	}
+}
+
+func TestLossesAndForeign(t *testing.T) {
+	l := ledger.New(cfg)
+	l.Published("a", 1)
+	l.Published("a", 2)
+	l.Published("a", 2) // once
+	l.Published("b", 3)
+	run(l, "a", 0, 1, 1, trigger.ActionAck, trigger.AckVerified)
+	run(l, "b", 1, 9, 1, trigger.ActionAck, trigger.AckVerified) // never published
+	l.ObserveStep(report(5, 1, 1, trigger.ActionAck, trigger.AckVerified))
+	views := []ledger.ConsumerView{{Binding: "a", AckFloor: 1, NumPending: 1}}
+	v := l.Verdict(views)
+	if diff := cmp.Diff([]ledger.Key{{Binding: "a", Seq: 2}, {Binding: "b", Seq: 3}}, v.Lost); diff != "" {
+		t.Errorf("lost (-want +got):\n%s", diff)
+	}
+	wantUnsettled := []ledger.ConsumerView{{Binding: "a", AckFloor: 1, NumPending: 1}, {Binding: "b"}}
+	if diff := cmp.Diff(wantUnsettled, v.Unsettled); diff != "" {
+		t.Errorf("unsettled (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]ledger.Key{{Binding: "b", Seq: 9}}, v.Foreign); diff != "" {
+		t.Errorf("foreign (-want +got):\n%s", diff)
+	}
+	if v.Published != 3 || v.BadReports != 1 || v.Reports != 3 {
+		t.Errorf("verdict %s, bad reports %d, reports %d", v, v.BadReports, v.Reports)
+	}
+	var ve *ledger.VerdictError
+	if err := v.ErrNoLoss(); !errors.As(err, &ve) || !errors.Is(err, ledger.ErrVerdict) {
+		t.Errorf("ErrNoLoss = %v, want a *VerdictError", err)
+	}
+}
+
+// TestUnsettledViews: a consumer with something awaiting an ack, or a
+// floor below the last sequence, is unsettled.
+func TestUnsettledViews(t *testing.T) {
+	tests := []struct {
+		name string
+		view ledger.ConsumerView
+		ok   bool
+	}{
+		{"settled", ledger.ConsumerView{Binding: "a", AckFloor: 2}, true},
+		{"floor past the last", ledger.ConsumerView{Binding: "a", AckFloor: 5}, true},
+		{"awaiting ack", ledger.ConsumerView{Binding: "a", AckFloor: 2, NumAckPending: 1}, false},
+		{"pending", ledger.ConsumerView{Binding: "a", AckFloor: 2, NumPending: 1}, false},
+		{"floor below", ledger.ConsumerView{Binding: "a", AckFloor: 1}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := ledger.New(cfg)
+			l.Published("a", 2)
+			run(l, "a", 0, 2, 1, trigger.ActionAck, trigger.AckVerified)
+			if got := l.Verdict([]ledger.ConsumerView{tc.view}).ErrNoLoss() == nil; got != tc.ok {
+				t.Errorf("settled = %v, want %v", got, tc.ok)
+			}
+		})
+	}
+}
+
+// TestHost: a host wrapped by the ledger reports steps to the ledger and
+// to its own observer.
+func TestHost(t *testing.T) {
+	l := ledger.New(cfg)
+	inner := &innerObserver{}
+	h := l.Host(inner)
+	o, ok := h.(trigger.StepObserver)
+	if !ok {
+		t.Fatal("the wrapped host is no StepObserver")
+	}
+	o.ObserveStep(report(0, 1, 1, trigger.ActionAck, trigger.AckVerified))
+	if inner.n != 1 || l.Verdict(nil).Reports != 1 || l.Verdict(nil).Deliveries != 1 {
+		t.Errorf("inner saw %d, ledger %s", inner.n, l.Verdict(nil))
+	}
+}
+
+type innerObserver struct {
+	trigger.Host
+	n int
+}
+
+func (o *innerObserver) ObserveStep(trigger.StepReport) { o.n++ }
+
+// TestWaitSettled polls until every consumer is settled, retrying read
+// errors, and gives up with ErrNotSettled when ctx ends.
+func TestWaitSettled(t *testing.T) {
+	l := ledger.New(cfg)
+	l.Published("a", 4)
+	reads := 0
+	view := func(_ context.Context, b string) (ledger.ConsumerView, error) {
+		reads++
+		switch {
+		case reads == 1:
+			return ledger.ConsumerView{}, errors.New("broker down")
+		case reads < 4:
+			return ledger.ConsumerView{Binding: b, AckFloor: 3, NumAckPending: 1}, nil
+		}
+		return ledger.ConsumerView{Binding: b, AckFloor: 4}, nil
+	}
+	views, _, err := l.WaitSettled(t.Context(), time.Millisecond, view)
+	if err != nil || reads != 4 {
+		t.Fatalf("WaitSettled = %v after %d reads", err, reads)
+	}
+	if diff := cmp.Diff([]ledger.ConsumerView{{Binding: "a", AckFloor: 4}}, views); diff != "" {
+		t.Errorf("views (-want +got):\n%s", diff)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	never := func(_ context.Context, b string) (ledger.ConsumerView, error) {
+		return ledger.ConsumerView{Binding: b, NumPending: 1}, nil
+	}
+	if _, _, err := l.WaitSettled(ctx, time.Millisecond, never); !errors.Is(err, ledger.ErrNotSettled) {
+		t.Errorf("WaitSettled = %v, want ErrNotSettled", err)
+	}
+}
+
+// TestHealth: the baseline is met at once when nothing changed, and a
+// goroutine left running past ctx is reported.
+func TestHealth(t *testing.T) {
+	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pools.Close()
+	h := ledger.NewHealth(pools)
+	if err := h.Wait(t.Context(), time.Millisecond); err != nil {
+		t.Fatalf("Wait with nothing changed: %v", err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { <-stop; close(done) }()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	var he *ledger.HealthError
+	if err := h.Wait(ctx, time.Millisecond); !errors.As(err, &he) || !errors.Is(err, ledger.ErrUnhealthy) || he.Now.Goroutines <= he.Baseline.Goroutines {
+		t.Errorf("Wait with a goroutine left = %v", err)
+	}
+	close(stop)
+	<-done
+	if err := h.Wait(t.Context(), time.Millisecond); err != nil {
+		t.Errorf("Wait after it ended: %v", err)
+	}
+}

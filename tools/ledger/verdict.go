@@ -1,0 +1,180 @@
+package ledger
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ConsumerView is the broker's view of one binding's consumer, as its
+// administrator reads it from consumer info.
+type ConsumerView struct {
+	Binding string
+	// AckFloor is the ack floor's stream sequence.
+	AckFloor       uint64
+	NumPending     uint64
+	NumAckPending  uint64
+	NumRedelivered uint64
+}
+
+// Reexecution is one run of the host's function on an event that it had
+// run on before, with the cause: what the runtime knew of the settlement of
+// the delivery before it.
+type Reexecution struct {
+	Key       Key
+	Delivered uint64
+	Cause     Cause
+}
+
+// Verdict is what a ledger concludes.
+type Verdict struct {
+	// Published counts events; Executions counts runs of the host's
+	// function; Deliveries counts deliveries (with or without a run).
+	Published  int
+	Executions int
+	Deliveries int
+	// Reports counts the step reports observed.
+	Reports int
+	// Lost lists events published and never delivered.
+	Lost []Key
+	// Unsettled lists the consumers whose final view still has something
+	// pending, something awaiting an acknowledgement, or an ack floor
+	// below the last sequence published to the binding; bindings without
+	// a view given to Verdict are listed with a zero view.
+	Unsettled []ConsumerView
+	// Foreign lists events delivered that were never published.
+	Foreign []Key
+	// Reexecutions lists every re-execution with its cause; ByCause
+	// counts them, indexed by Cause (index 0 unused).
+	Reexecutions []Reexecution
+	ByCause      [NumCauses + 1]int
+	// AfterVerified lists the re-executions that followed a verified
+	// ACK or TERM: the critical figure.
+	AfterVerified []Reexecution
+	// BadReports counts step reports naming a binding outside the
+	// configuration.
+	BadReports int
+}
+
+// Verdict draws the verdict from the record and the consumers' final
+// views (one per binding that had events published).
+func (l *Ledger) Verdict(views []ConsumerView) Verdict {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v := Verdict{Published: len(l.order), Reports: l.reports, BadReports: l.badReports}
+	for _, k := range l.order {
+		if len(l.deliveries[k]) == 0 {
+			v.Lost = append(v.Lost, k)
+		}
+	}
+	keys := make([]Key, 0, len(l.deliveries))
+	for k := range l.deliveries {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b Key) int {
+		if c := strings.Compare(a.Binding, b.Binding); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+	for _, k := range keys {
+		ds := l.deliveries[k]
+		v.Deliveries += len(ds)
+		if !l.published[k] {
+			v.Foreign = append(v.Foreign, k)
+		}
+		ran := false
+		for i, d := range ds {
+			if !d.Ran {
+				continue
+			}
+			v.Executions++
+			if ran {
+				re := Reexecution{Key: k, Delivered: d.Delivered, Cause: causeOf(ds[i-1].Settled)}
+				v.Reexecutions = append(v.Reexecutions, re)
+				v.ByCause[re.Cause]++
+				if re.Cause == CauseAfterVerified {
+					v.AfterVerified = append(v.AfterVerified, re)
+				}
+			}
+			ran = true
+		}
+	}
+	byBinding := make(map[string]ConsumerView, len(views))
+	for _, cv := range views {
+		byBinding[cv.Binding] = cv
+	}
+	bindings := make([]string, 0, len(l.last))
+	for b := range l.last {
+		bindings = append(bindings, b)
+	}
+	slices.Sort(bindings)
+	for _, b := range bindings {
+		cv, ok := byBinding[b]
+		if !ok {
+			cv = ConsumerView{Binding: b}
+		}
+		if !settled(cv, l.last[b]) {
+			v.Unsettled = append(v.Unsettled, cv)
+		}
+	}
+	return v
+}
+
+// settled reports whether a consumer's view shows everything up to last
+// settled.
+func settled(cv ConsumerView, last uint64) bool {
+	return cv.NumPending == 0 && cv.NumAckPending == 0 && cv.AckFloor >= last
+}
+
+// ErrNoLoss returns nil when nothing was lost (every event delivered, every
+// consumer settled), nothing foreign was delivered and every report named
+// a binding of the configuration; else a *VerdictError. Re-executions
+// after a verified acknowledgement are not counted here: use it where the
+// broker does not promise that an acknowledgement survives the fault.
+func (v Verdict) ErrNoLoss() error {
+	if len(v.Lost) > 0 || len(v.Unsettled) > 0 || len(v.Foreign) > 0 || v.BadReports > 0 {
+		return &VerdictError{Verdict: v}
+	}
+	return nil
+}
+
+// Err is ErrNoLoss that also fails on any re-execution after a verified
+// acknowledgement: use it wherever the broker promises that a verified
+// acknowledgement survives the fault.
+func (v Verdict) Err() error {
+	if err := v.ErrNoLoss(); err != nil {
+		return err
+	}
+	if len(v.AfterVerified) > 0 {
+		return &VerdictError{Verdict: v}
+	}
+	return nil
+}
+
+// String formats the verdict in a few lines: the figures, the
+// re-executions by cause, and every loss.
+func (v Verdict) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "published %d, deliveries %d, executions %d, re-executions %d, after a verified ack %d, lost %d, unsettled consumers %d, foreign %d",
+		v.Published, v.Deliveries, v.Executions, len(v.Reexecutions), len(v.AfterVerified), len(v.Lost), len(v.Unsettled), len(v.Foreign))
+	if len(v.Reexecutions) > 0 {
+		b.WriteString("\nre-executions by cause:")
+		for c := Cause(1); int(c) <= NumCauses; c++ {
+			if n := v.ByCause[c]; n > 0 {
+				fmt.Fprintf(&b, " %s %d;", c, n)
+			}
+		}
+	}
+	for _, k := range v.Lost {
+		fmt.Fprintf(&b, "\nlost: %s seq %d", k.Binding, k.Seq)
+	}
+	for _, cv := range v.Unsettled {
+		fmt.Fprintf(&b, "\nunsettled: %s ack floor %d, pending %d, awaiting ack %d", cv.Binding, cv.AckFloor, cv.NumPending, cv.NumAckPending)
+	}
+	for _, r := range v.AfterVerified {
+		fmt.Fprintf(&b, "\nafter a verified ack: %s seq %d delivery %d", r.Key.Binding, r.Key.Seq, r.Delivered)
+	}
+	return b.String()
+}
