@@ -18,6 +18,7 @@ import (
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
+	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
@@ -64,6 +65,9 @@ type trigSpec struct {
 	// storage is the stream storage, "memory" unless set ("file" survives
 	// a broker restart).
 	storage string
+	// retention is the stream's retention policy, "limits" unless set
+	// ("workqueue" removes a message once acknowledged).
+	retention string
 	// prefixGrants mints users whose publish grants name the tenant's
 	// stream with a wildcard for the consumer rather than each consumer:
 	// see TestTriggerIdleBindings.
@@ -114,6 +118,10 @@ type trigEnv struct {
 	// ends it successfully.
 	started chan trigCall
 	release chan struct{}
+
+	// led records every publish, run and step report of the case
+	// (tools/ledger), for the fault scenarios' verdicts.
+	led *ledger.Ledger
 
 	mu sync.Mutex
 	// action is run by argActions calls.
@@ -199,7 +207,11 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 				PayloadCeiling: bc.MaxPayloadBytes, AckWait: bc.AckWait(), MaxDeliver: bc.MaxDeliver,
 			})
 		}
-		te.adm.api("$JS.API.STREAM.CREATE."+trigStream, map[string]any{"name": trigStream, "subjects": subjects, "storage": storage})
+		stream := map[string]any{"name": trigStream, "subjects": subjects, "storage": storage}
+		if spec.retention != "" {
+			stream["retention"] = spec.retention
+		}
+		te.adm.api("$JS.API.STREAM.CREATE."+trigStream, stream)
 		for _, pb := range binds {
 			te.adm.api("$JS.API.CONSUMER.CREATE."+trigStream+"."+pb.Consumer, map[string]any{
 				"stream_name": trigStream, "config": profileConfig(pb), "action": "create",
@@ -260,6 +272,7 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.trig.Close)
+	e.led = ledger.New(e.cfg)
 
 	hc := refhost.Config{MaxActivations: 16, MaxInputBytes: 16 * 256}
 	if spec.host != nil {
@@ -269,7 +282,7 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.host = &trigHookHost{Host: e.ref}
+	e.host = &trigHookHost{Host: e.ref, led: e.led}
 	for _, rev := range []string{"r1", "r2"} {
 		for _, fn := range []string{trigFunction, trigAudit} {
 			e.register(t, rev, fn)
@@ -310,6 +323,7 @@ func (e *trigEnv) register(t *testing.T, revision, name string) {
 				Binding: c.Binding.ID, Tenant: c.Binding.Tenant, Function: name, Revision: c.Revision,
 				Gen: c.RouteGeneration, StreamSeq: c.StreamSeq, Delivered: c.Delivered, Arg: arg, At: time.Now(),
 			}
+			e.led.Activated(c.Binding.ID, c.StreamSeq, c.Delivered)
 			e.mu.Lock()
 			e.log = append(e.log, call)
 			action := e.action
@@ -379,7 +393,9 @@ func (e *trigEnv) bindingIndex(k, i int) int {
 func (e *trigEnv) publish(k, i int, arg string) uint64 {
 	te := e.tenants[k]
 	te.adm.t.Helper()
-	return te.publishRaw(trigSubject(te.id, i), trigPayload(arg))
+	seq := te.publishRaw(trigSubject(te.id, i), trigPayload(arg))
+	e.led.Published(e.cfg.Bindings[e.bindingIndex(k, i)].ID, seq)
+	return seq
 }
 
 func (te *trigTenantEnv) publishRaw(subject string, payload []byte) uint64 {
@@ -507,7 +523,9 @@ func (s *trigSys) runtimeConns(account string) []trigConn {
 // does not run.
 type trigHookHost struct {
 	*refhost.Host
-	mu sync.Mutex
+	// led is given every step's report (trigger.StepObserver).
+	led *ledger.Ledger
+	mu  sync.Mutex
 	// afterReserve runs after a successful reservation, before the
 	// runtime's network.
 	afterReserve func(trigger.BindingRef)
@@ -526,6 +544,8 @@ func (h *trigHookHost) hooks() (func(trigger.BindingRef), func(trigger.Activatio
 	defer h.mu.Unlock()
 	return h.afterReserve, h.beforeActivate
 }
+
+func (h *trigHookHost) ObserveStep(r trigger.StepReport) { h.led.ObserveStep(r) }
 
 func (h *trigHookHost) ReserveInbound(ctx context.Context, r trigger.InboundRequest) (trigger.Inbound, error) {
 	in, err := h.Host.ReserveInbound(ctx, r)
