@@ -1,0 +1,265 @@
+package pull
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/conn"
+)
+
+// refProfile is the reference decoding with encoding/json of every field
+// the profile check reads; a pointer is nil when the field is absent.
+type refProfile struct {
+	Type       string  `json:"type"`
+	StreamName *string `json:"stream_name"`
+	Name       *string `json:"name"`
+	NumAck     int     `json:"num_ack_pending"`
+	NumRedel   int     `json:"num_redelivered"`
+	NumWaiting int     `json:"num_waiting"`
+	NumPending uint64  `json:"num_pending"`
+	Error      *struct {
+		Code    int `json:"code"`
+		ErrCode int `json:"err_code"`
+	} `json:"error"`
+	Config *refProfileConfig `json:"config"`
+}
+
+type refProfileConfig struct {
+	Durable        *string  `json:"durable_name"`
+	DeliverPolicy  *string  `json:"deliver_policy"`
+	AckPolicy      *string  `json:"ack_policy"`
+	ReplayPolicy   *string  `json:"replay_policy"`
+	AckWait        *int64   `json:"ack_wait"`
+	MaxDeliver     *int64   `json:"max_deliver"`
+	MaxWaiting     *int64   `json:"max_waiting"`
+	MaxAckPending  *int64   `json:"max_ack_pending"`
+	MaxBatch       *int64   `json:"max_batch"`
+	MaxExpires     *int64   `json:"max_expires"`
+	MaxBytes       *int64   `json:"max_bytes"`
+	FilterSubject  *string  `json:"filter_subject"`
+	FilterSubjects []string `json:"filter_subjects"`
+	DeliverSubject *string  `json:"deliver_subject"`
+	PriorityPolicy *string  `json:"priority_policy"`
+	Backoff        []int64  `json:"backoff"`
+	HeadersOnly    bool     `json:"headers_only"`
+	FlowControl    bool     `json:"flow_control"`
+}
+
+// FuzzInspect sends arbitrary consumer-info bytes through Inspect, the
+// decoder and the profile check together, for validBinding with the
+// stream name replaced by stream when that binding is valid, and checks
+// the outcome against a reading of the same bytes with encoding/json and
+// of the profile from its documentation:
+//
+//   - accepted: every profile field holds the binding's or the profile's
+//     value, and the pending counts are the reply's;
+//   - *ProfileError: exactly the fields that differ, each listed once, in
+//     the fixed order, with the wanted and the given value, and the pending
+//     counts still returned;
+//   - an API error: the typed error of its err_code;
+//   - anything else is a malformed or oversized reply (ErrMalformedInfo,
+//     ErrInfoTooLarge).
+//
+// The committed corpus is in testdata/fuzz/FuzzInspect.
+func FuzzInspect(f *testing.F) {
+	for _, s := range inspectSeeds(f) {
+		f.Add(s.body, s.stream)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, stream string) {
+		b := validBinding()
+		if alt := b; stream != "" {
+			alt.Stream = stream
+			if alt.Validate() == nil {
+				b = alt
+			}
+		}
+		c, err := NewConsumer(b, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &fakeRequester{reply: conn.Reply{Subject: []byte("_INBOX.x.1"), Payload: body}}
+		p, err := c.Inspect(t.Context(), r)
+		var pe *ProfileError
+		switch {
+		case err == nil || errors.As(err, &pe):
+		case errors.Is(err, ErrMalformedInfo), errors.Is(err, ErrInfoTooLarge):
+			return // FuzzDecodeInfo compares what the decoder accepts
+		case errors.Is(err, ErrAPI), errors.Is(err, ErrStreamNotFound), errors.Is(err, ErrConsumerNotFound):
+			checkAPIError(t, body, err)
+			return
+		default:
+			t.Fatalf("Inspect: untyped error %v", err)
+		}
+		var ref refProfile
+		if err := json.Unmarshal(body, &ref); err != nil {
+			t.Fatalf("accepted %q that encoding/json refuses: %v", body, err)
+		}
+		if ref.Error != nil {
+			t.Fatalf("an API error reply passed as consumer info")
+		}
+		want := Pending{NumPending: ref.NumPending, NumAckPending: ref.NumAck, NumRedelivered: ref.NumRedel, NumWaiting: ref.NumWaiting}
+		if p != want {
+			t.Fatalf("pending %+v, encoding/json %+v", p, want)
+		}
+		wantMs := referenceMismatches(&b, &ref)
+		if err == nil {
+			if len(wantMs) != 0 {
+				t.Fatalf("accepted a consumer whose settings differ from the profile: %+v", wantMs)
+			}
+			return
+		}
+		seen := make(map[string]bool, len(pe.Mismatches))
+		for _, m := range pe.Mismatches {
+			if seen[m.Field] {
+				t.Fatalf("field %s listed twice: %+v", m.Field, pe.Mismatches)
+			}
+			seen[m.Field] = true
+		}
+		if diff := cmp.Diff(wantMs, pe.Mismatches); diff != "" {
+			t.Fatalf("mismatches (-reference +Inspect):\n%s", diff)
+		}
+	})
+}
+
+// inspectSeed is one input of FuzzInspect.
+type inspectSeed struct {
+	body   []byte
+	stream string
+}
+
+// inspectSeeds are the matching reply, replies with mismatches and API
+// errors.
+func inspectSeeds(t testing.TB) []inspectSeed {
+	seeds := []inspectSeed{
+		{[]byte(matchingInfo), ""},
+		{[]byte(matchingInfo), "S\u00e9@%~"},
+	}
+	for _, edit := range []struct{ from, to string }{
+		{`"ack_policy":"explicit"`, `"ack_policy":"all"`},
+		{`"filter_subject":"orders.new"`, `"filter_subjects":["orders.new"]`},
+		{`"filter_subject":"orders.new"`, `"filter_subject":"","filter_subjects":["orders.new","orders.old"]`},
+		{`"max_bytes":10240`, `"max_bytes":10240,"deliver_subject":"push","backoff":[1,2],"priority_policy":"pinned_client","flow_control":true,"headers_only":true`},
+		{`"name":"worker","created"`, `"name":"w\u006frker","created"`},
+		{`,"config":{`, `,"cfg":{`},
+	} {
+		seeds = append(seeds, inspectSeed{replaceOnce(t, matchingInfo, edit.from, edit.to), ""})
+	}
+	return append(seeds,
+		inspectSeed{[]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","error":{"code":404,"err_code":10014,"description":"consumer not found"}}`), ""},
+		inspectSeed{[]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","stream_name":"ORDERS","name":"worker","num_ack_pending":0,"num_redelivered":0,"num_waiting":0,"num_pending":3}`), ""},
+	)
+}
+
+// replaceOnce returns s with from replaced by to, which it must contain.
+func replaceOnce(t testing.TB, s, from, to string) []byte {
+	t.Helper()
+	if !strings.Contains(s, from) {
+		t.Fatalf("seed edit %q not found", from)
+	}
+	return []byte(strings.Replace(s, from, to, 1))
+}
+
+// checkAPIError compares a typed API error with the reply's codes.
+func checkAPIError(t *testing.T, body []byte, err error) {
+	t.Helper()
+	var ref refProfile
+	if jerr := json.Unmarshal(body, &ref); jerr != nil || ref.Error == nil {
+		t.Fatalf("API error %v from a reply without one (encoding/json: %v)", err, jerr)
+	}
+	var api *APIError
+	switch ref.Error.ErrCode {
+	case errCodeStreamNotFound:
+		if !errors.Is(err, ErrStreamNotFound) {
+			t.Fatalf("err_code %d gave %v", ref.Error.ErrCode, err)
+		}
+	case errCodeConsumerNotFound:
+		if !errors.Is(err, ErrConsumerNotFound) {
+			t.Fatalf("err_code %d gave %v", ref.Error.ErrCode, err)
+		}
+	default:
+		if !errors.As(err, &api) || api.Code != ref.Error.Code || api.ErrCode != ref.Error.ErrCode {
+			t.Fatalf("codes %d/%d gave %v", ref.Error.Code, ref.Error.ErrCode, err)
+		}
+	}
+}
+
+// referenceMismatches is the profile as the package documents it, read
+// from the encoding/json decoding: every field that differs from the
+// binding or the profile, in the documented order.
+func referenceMismatches(b *Binding, ref *refProfile) []Mismatch {
+	var ms []Mismatch
+	add := func(field, want, got string) { ms = append(ms, Mismatch{Field: field, Want: want, Got: got}) }
+	str := func(field string, v *string, want string) {
+		switch {
+		case v == nil:
+			add(field, want, "absent")
+		case *v != want:
+			add(field, want, *v)
+		}
+	}
+	num := func(field string, v *int64, want int64) {
+		switch {
+		case v == nil:
+			add(field, strconv.FormatInt(want, 10), "absent")
+		case *v != want:
+			add(field, strconv.FormatInt(want, 10), strconv.FormatInt(*v, 10))
+		}
+	}
+	entries := func(n int) string { return strconv.Itoa(n) + " entries" }
+
+	str("stream_name", ref.StreamName, b.Stream)
+	str("name", ref.Name, b.Consumer)
+	c := ref.Config
+	if c == nil {
+		add("config", "present", "absent")
+		return ms
+	}
+	str("durable_name", c.Durable, b.Consumer)
+	// Exactly one filter subject equal to the binding's: filter_subject
+	// (an empty one counts as absent) or a single filter_subjects entry.
+	single := c.FilterSubject
+	if single != nil && *single == "" {
+		single = nil
+	}
+	switch n := len(c.FilterSubjects); {
+	case n > 1:
+		add("filter_subjects", "one filter subject", entries(n))
+	case n == 1 && single != nil:
+		add("filter_subjects", "absent", entries(n))
+	case n == 1:
+		str("filter_subject", &c.FilterSubjects[0], b.FilterSubject)
+	default:
+		str("filter_subject", single, b.FilterSubject)
+	}
+	str("ack_policy", c.AckPolicy, "explicit")
+	str("replay_policy", c.ReplayPolicy, "instant")
+	str("deliver_policy", c.DeliverPolicy, "all")
+	num("max_waiting", c.MaxWaiting, 1)
+	num("max_ack_pending", c.MaxAckPending, 1)
+	num("max_batch", c.MaxBatch, 1)
+	num("max_expires", c.MaxExpires, int64(100*time.Millisecond))
+	num("max_bytes", c.MaxBytes, int64(b.PayloadCeiling+9216))
+	num("ack_wait", c.AckWait, int64(b.AckWait))
+	num("max_deliver", c.MaxDeliver, int64(b.MaxDeliver))
+	if c.DeliverSubject != nil && *c.DeliverSubject != "" {
+		add("deliver_subject", "absent", *c.DeliverSubject)
+	}
+	if c.HeadersOnly {
+		add("headers_only", "false", "true")
+	}
+	if c.FlowControl {
+		add("flow_control", "false", "true")
+	}
+	if len(c.Backoff) > 0 {
+		add("backoff", "absent", entries(len(c.Backoff)))
+	}
+	if c.PriorityPolicy != nil && *c.PriorityPolicy != "none" {
+		add("priority_policy", "none", *c.PriorityPolicy)
+	}
+	return ms
+}
