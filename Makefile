@@ -5,17 +5,20 @@
 #                and staticcheck
 #   make demo    the main job against a broker it starts itself
 #   make conformance  the trigger conformance suite alone (pinned broker)
+#   make soak    the runtime under random faults for SOAK (default 2m), with
+#                the ledger's verdict (a short soak runs in make test)
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make bench   the benchmarks (see docs/BENCHMARKS.md)
 #   make broker  build the pinned nats-server into .cache/
 
 GO        ?= go
 FUZZTIME  ?= 30s
+SOAK      ?= 2m
 CACHE     := $(CURDIR)/.cache
 BROKER    := $(CACHE)/nats-server-v2.14.6
 export LATENT_NATS_SERVER := $(BROKER)
 
-.PHONY: test lint unit conformance fuzz bench broker demo clean
+.PHONY: test lint unit conformance soak fuzz bench broker demo clean
 
 test: lint broker unit
 
@@ -41,6 +44,9 @@ unit:
 
 conformance: broker
 	$(GO) test -race -count=1 -run '^TestTrigger' ./conformance/
+
+soak: broker
+	$(GO) run ./tools/soak/cmd/soak -duration $(SOAK) $(SOAKFLAGS)
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \

@@ -1,0 +1,18 @@
+// Package soak owns the soak run of the trigger runtime: several tenants
+// and bindings on the pinned broker, a steady stream of events with mixed
+// outcomes, and random faults from the fault scenarios' list, ending with
+// the ledger's verdict (tools/ledger) and the figures; it refuses to be
+// product code: it starts its own broker on 127.0.0.1 and nothing else.
+//
+// A run goes in rounds until its duration has passed: publish a batch of
+// events (verified PubAcks, recorded in the ledger), let the runtime work,
+// inject one fault at a random moment (kill -9 and a restart on the same
+// port and file store, a graceful restart, a pause, a broken link), heal
+// it, and go on. At the end the faults stop, every consumer must settle
+// within SettleBound, and the verdict is drawn: nothing lost, every
+// re-execution with its cause. A re-execution after a verified
+// acknowledgement fails the run where the broker promises that such an
+// acknowledgement survives (Options.Durable), and is reported otherwise.
+//
+// Command tools/soak/cmd/soak runs it (make soak; SOAK=1h for longer).
+package soak

@@ -1,0 +1,17 @@
+package soak
+
+import "errors"
+
+// Sentinels matched with errors.Is.
+var (
+	// ErrInvalidOptions: an Options field is out of its bounds.
+	ErrInvalidOptions = errors.New("soak: invalid options")
+	// ErrSetup: the broker, provisioning or installation failed before
+	// the run.
+	ErrSetup = errors.New("soak: setup failed")
+	// ErrRuntime: Run returned an error of its own, not for its context.
+	ErrRuntime = errors.New("soak: runtime stopped with an error")
+	// ErrVerdict: the ledger's verdict failed (wrapping
+	// ledger.ErrVerdict), or the consumers did not settle.
+	ErrVerdict = errors.New("soak: verdict failed")
+)

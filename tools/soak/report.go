@@ -1,0 +1,29 @@
+package soak
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+func faultCounts(c [NumFaults + 1]int) string {
+	var parts []string
+	for f := Fault(1); int(f) <= NumFaults; f++ {
+		if c[f] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", f, c[f]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// report writes the figures of a run.
+func report(w io.Writer, r *Result) {
+	s := &r.Snapshot
+	fmt.Fprintf(w, "soak: seed %d, %d rounds, faults %s, settled in %v\n", r.Seed, r.Rounds, faultCounts(r.Faults), r.Settle.Round(1e6))
+	fmt.Fprintf(w, "soak: runtime: %d steps, %d dials, %d connections replaced, %d delivered, %d uncertain, %d late, %d unacknowledged, %d failed visits\n",
+		s.Steps, s.Dials, s.Replaced, s.Totals.Delivered, s.Totals.Uncertain, s.Totals.Late, s.Totals.Unacknowledged, s.Totals.Failed)
+	fmt.Fprintf(w, "soak: verdict: %s\n", r.Verdict)
+}

@@ -1,0 +1,376 @@
+package soak
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/tools/broker"
+	"github.com/latent-systems/latent-nats/tools/ledger"
+	"github.com/latent-systems/latent-nats/tools/provision"
+	"github.com/latent-systems/latent-nats/trigger"
+	"github.com/latent-systems/latent-nats/trigger/refhost"
+)
+
+// The publication every binding delivers to.
+const (
+	service  = "events"
+	contract = "latent:events/handler@1.0.0"
+	function = "handle"
+	declared = "rejected"
+)
+
+// Event arguments: what the function does with each.
+const (
+	argOK    = "ok"    // success: +ACK
+	argFail  = "fail"  // the declared failure: +TERM
+	argRetry = "retry" // a platform failure: -NAK until exhausted
+	argSlow  = "slow"  // success after slowFor, so that faults land in activations
+)
+
+// Timing of a round.
+const (
+	setupTimeout = 2 * time.Minute // a cold build of the pinned broker included
+	healBound    = 30 * time.Second
+	maxFaultWait = 400 * time.Millisecond // from the batch to the fault, every other round
+	busyWait     = 30 * time.Millisecond  // from the batch to the fault, the other rounds
+	slowFor      = 20 * time.Millisecond
+	maxAfterWait = 800 * time.Millisecond // from the heal to the next batch
+)
+
+// Result is what a run measured.
+type Result struct {
+	Seed   uint64
+	Rounds int
+	// Faults counts the faults injected, indexed by Fault (index 0
+	// unused).
+	Faults [NumFaults + 1]int
+	// Verdict is the ledger's; Settle how long the consumers took to
+	// settle after the last fault.
+	Verdict ledger.Verdict
+	Settle  time.Duration
+	// Snapshot is the runtime's monitor at the end.
+	Snapshot trigger.Snapshot
+}
+
+// Run starts the pinned broker, provisions and installs opts' tenants and
+// bindings, and soaks the runtime under faults for opts.Duration (see the
+// package documentation). It returns the figures, and an error matching
+// ErrVerdict when the verdict failed; the broker and everything else it
+// started are gone when it returns.
+func Run(ctx context.Context, opts Options) (res Result, err error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return res, err
+	}
+	res.Seed = opts.Seed
+	if res.Seed == 0 {
+		res.Seed = uint64(time.Now().UnixNano())
+	}
+	rng := rand.New(rand.NewPCG(res.Seed, res.Seed^0x9e3779b97f4a7c15))
+	out := opts.Out
+	fmt.Fprintf(out, "soak: seed %d, %v, %d tenants x %d bindings, faults %v\n", res.Seed, opts.Duration, opts.Tenants, opts.Bindings, opts.Faults)
+
+	tenants := make([]string, opts.Tenants)
+	for i := range tenants {
+		tenants[i] = fmt.Sprintf("t%d", i)
+	}
+	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	b, err := broker.Start(sctx, broker.Options{Tenants: tenants, Binary: opts.Binary})
+	cancel()
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	defer b.Close()
+	cfg := config(b, opts)
+	if err := cfg.Validate(); err != nil {
+		return res, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	admins, creds, err := credentials(b, cfg)
+	defer wipe(admins)
+	defer wipe(creds)
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	if err := provisionAll(ctx, cfg, admins); err != nil {
+		return res, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+
+	led := ledger.New(cfg)
+	host, err := newHost(led)
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	lim := trigger.DefaultPoolLimits()
+	lim.DialBackoff, lim.MaxDialBackoff = 20*time.Millisecond, 500*time.Millisecond
+	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: lim})
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	defer pools.Close()
+	trig, mon, err := trigger.Install(pools, "soak", 1, 0, cfg, creds)
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	defer trig.Close()
+	health := ledger.NewHealth(pools) // the installation's charge held, nothing else
+
+	rctx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	runDone := make(chan error, 1)
+	go func() { runDone <- trig.Run(rctx, led.Host(host)) }()
+
+	pub := &publisher{cfg: cfg, admins: admins, led: led}
+	defer pub.close()
+	deadline := time.Now().Add(opts.Duration)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		res.Rounds++
+		if err := pub.batch(ctx, rng, opts.EventsPerRound); err != nil {
+			return res, err
+		}
+		// Half the faults land while the batch is worked on, half later.
+		wait := maxFaultWait
+		if res.Rounds%2 == 0 {
+			wait = busyWait
+		}
+		if err := sleep(ctx, time.Duration(rng.Int64N(int64(wait)))); err != nil {
+			break
+		}
+		f := opts.Faults[rng.IntN(len(opts.Faults))]
+		if err := inject(ctx, b, f); err != nil {
+			return res, fmt.Errorf("soak: injecting %s: %w", f, err)
+		}
+		res.Faults[f]++
+		pub.close() // the administrators' connections did not survive the fault
+		if err := sleep(ctx, time.Duration(rng.Int64N(int64(maxAfterWait)))); err != nil {
+			break
+		}
+		select {
+		case err := <-runDone:
+			return res, fmt.Errorf("%w: %w", ErrRuntime, err)
+		default:
+		}
+	}
+	fmt.Fprintf(out, "soak: %d rounds, faults %s; settling\n", res.Rounds, faultCounts(res.Faults))
+
+	settleCtx, cancelSettle := context.WithTimeout(ctx, SettleBound)
+	views, took, serr := led.WaitSettled(settleCtx, 50*time.Millisecond, pub.view)
+	cancelSettle()
+	res.Settle = took
+	stopRun()
+	if rerr := <-runDone; rerr != nil {
+		return res, fmt.Errorf("%w: %w", ErrRuntime, rerr)
+	}
+	trig.CloseIdle()
+	pub.close()
+	res.Verdict = led.Verdict(views)
+	res.Snapshot = mon.Snapshot()
+	report(out, &res)
+	if serr != nil {
+		return res, fmt.Errorf("%w: %w", ErrVerdict, serr)
+	}
+	verr := res.Verdict.ErrNoLoss()
+	if opts.Durable {
+		verr = res.Verdict.Err()
+	}
+	if verr != nil {
+		return res, fmt.Errorf("%w: %w", ErrVerdict, verr)
+	}
+	hctx, hcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer hcancel()
+	if err := health.Wait(hctx, 20*time.Millisecond); err != nil {
+		return res, fmt.Errorf("%w: %w", ErrVerdict, err)
+	}
+	return res, nil
+}
+
+// newHost returns the reference host with the run's function, which
+// records every run in led.
+func newHost(led *ledger.Ledger) (*refhost.Host, error) {
+	h, err := refhost.New(refhost.Config{MaxActivations: 16, MaxInputBytes: 16 * payloadMax})
+	if err != nil {
+		return nil, err
+	}
+	err = h.Register(refhost.Function{
+		Service: service, Revision: "r1", Contract: contract, Name: function,
+		Params:   []refhost.Type{refhost.String()},
+		Failures: []string{declared},
+		Func: func(ctx context.Context, c refhost.Call) error {
+			led.Activated(c.Binding.ID, c.StreamSeq, c.Delivered)
+			switch arg, _ := c.Args[0].(string); arg {
+			case argFail:
+				return &refhost.ApplicationError{Code: declared}
+			case argRetry:
+				return errRetry
+			case argSlow:
+				return sleep(ctx, slowFor)
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Publish(refhost.PublicationKey{Service: service, Contract: contract, Function: function}); err != nil {
+		return nil, err
+	}
+	if _, err := h.SetRoute(service, "", "r1"); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+var errRetry = errors.New("soak: transient failure")
+
+// inject applies one fault to b and heals it.
+func inject(ctx context.Context, b *broker.Broker, f Fault) error {
+	hctx, cancel := context.WithTimeout(ctx, healBound)
+	defer cancel()
+	switch f {
+	case FaultKill:
+		if err := b.Kill(); err != nil {
+			return err
+		}
+		return b.Restart(hctx)
+	case FaultRestart:
+		return b.Restart(hctx)
+	}
+	return fmt.Errorf("%w: fault %d", ErrInvalidOptions, f)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// publisher publishes batches as the tenants' administrators and reads
+// the consumers for the verdict.
+type publisher struct {
+	cfg     trigger.Config
+	admins  []trigger.Credential
+	led     *ledger.Ledger
+	clients []*provision.Client
+	conns   []*conn.Conn
+}
+
+// client returns tenant ti's administrator, dialling it when needed.
+func (p *publisher) client(ctx context.Context, ti int) (*provision.Client, *conn.Conn, error) {
+	if p.clients == nil {
+		p.clients = make([]*provision.Client, len(p.cfg.Tenants))
+		p.conns = make([]*conn.Conn, len(p.cfg.Tenants))
+	}
+	if p.clients[ti] == nil {
+		cc, err := provision.ConnConfig(p.cfg.Tenants[ti].Destination, p.admins[ti].Secret)
+		if err != nil {
+			return nil, nil, err
+		}
+		if p.clients[ti], err = provision.Dial(ctx, cc, requestBudget); err != nil {
+			return nil, nil, err
+		}
+		// A second connection for consumer info: the provisioning client
+		// keeps its own to itself.
+		dctx, cancel := context.WithTimeout(ctx, requestBudget)
+		defer cancel()
+		if p.conns[ti], err = conn.Dial(dctx, cc); err != nil {
+			return nil, nil, err
+		}
+	}
+	return p.clients[ti], p.conns[ti], nil
+}
+
+func (p *publisher) close() {
+	for i := range p.clients {
+		if p.clients[i] != nil {
+			_ = p.clients[i].Close()
+			p.clients[i] = nil
+		}
+		if p.conns[i] != nil {
+			_ = p.conns[i].Close()
+			p.conns[i] = nil
+		}
+	}
+}
+
+// batch publishes n events to random bindings: seven in ten succeed at
+// once, one after slowFor, one fails as declared, one fails until
+// exhausted.
+func (p *publisher) batch(ctx context.Context, rng *rand.Rand, n int) error {
+	for range n {
+		bi := rng.IntN(len(p.cfg.Bindings))
+		b := p.cfg.Bindings[bi]
+		arg := argOK
+		switch rng.IntN(10) {
+		case 0:
+			arg = argFail
+		case 1:
+			arg = argRetry
+		case 2:
+			arg = argSlow
+		}
+		c, _, err := p.client(ctx, p.cfg.TenantIndex(b.Tenant))
+		if err != nil {
+			return fmt.Errorf("soak: publisher: %w", err)
+		}
+		ack, err := c.Publish(ctx, b.FilterSubject, []byte(`["`+arg+`"]`))
+		if err != nil {
+			return fmt.Errorf("soak: publishing to %s: %w", b.FilterSubject, err)
+		}
+		p.led.Published(b.ID, ack.Seq)
+	}
+	return nil
+}
+
+// view reads one binding's consumer (a ledger.ViewFunc). A connection a
+// fault closed is dropped and dialled again at the next read.
+func (p *publisher) view(ctx context.Context, id string) (ledger.ConsumerView, error) {
+	var b trigger.Binding
+	for _, x := range p.cfg.Bindings {
+		if x.ID == id {
+			b = x
+		}
+	}
+	ti := p.cfg.TenantIndex(b.Tenant)
+	_, c, err := p.client(ctx, ti)
+	if err != nil {
+		p.close()
+		return ledger.ConsumerView{}, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, requestBudget)
+	defer cancel()
+	r, err := c.Request(rctx, "$JS.API.CONSUMER.INFO."+b.Stream+"."+b.Consumer, nil, nil)
+	if err != nil {
+		p.close()
+		return ledger.ConsumerView{}, err
+	}
+	var info struct {
+		NumPending     uint64 `json:"num_pending"`
+		NumAckPending  uint64 `json:"num_ack_pending"`
+		NumRedelivered uint64 `json:"num_redelivered"`
+		AckFloor       struct {
+			StreamSeq uint64 `json:"stream_seq"`
+		} `json:"ack_floor"`
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(r.Payload, &info); err != nil {
+		return ledger.ConsumerView{}, err
+	}
+	if info.Error != nil {
+		return ledger.ConsumerView{}, fmt.Errorf("soak: consumer info %s: api error %d", id, info.Error.Code)
+	}
+	return ledger.ConsumerView{
+		Binding: id, AckFloor: info.AckFloor.StreamSeq,
+		NumPending: info.NumPending, NumAckPending: info.NumAckPending, NumRedelivered: info.NumRedelivered,
+	}, nil
+}
