@@ -68,7 +68,16 @@ func renderConfig(in configInput) []byte {
 	p("  store_dir: %s", join(storeDir))
 	p("  max_memory_store: %d", MemoryLimit)
 	p("  max_file_store: %d", o.maxFileStore())
+	if v, _ := o.syncInterval(); v != "" {
+		p("  sync_interval: %s", quote(v))
+	}
 	p("}")
+	if o.LameDuckDuration > 0 {
+		p("lame_duck_duration: %s", quote(o.LameDuckDuration.String()))
+	}
+	if o.LameDuckGracePeriod > 0 {
+		p("lame_duck_grace_period: %s", quote(o.LameDuckGracePeriod.String()))
+	}
 	p("")
 	p("operator: %s", join(operatorFile))
 	p("system_account: %s", quote(in.identity.system.pub))

@@ -27,6 +27,10 @@ func TestRenderConfig(t *testing.T) {
 		{"tls timeout", Options{TLSTimeout: 1500 * time.Millisecond}, -1, []string{`  timeout: "1.5s"`}},
 		{"file store", Options{MaxFileStore: 1 << 20}, -1, []string{"  max_file_store: 1048576", "  max_memory_store: 268435456"}},
 		{"extra", Options{Extra: "feature_flags { js_ack_fc_v2: true }"}, -1, []string{"feature_flags { js_ack_fc_v2: true }"}},
+		{"lame duck", Options{LameDuckDuration: MinLameDuckDuration, LameDuckGracePeriod: 1500 * time.Millisecond}, -1, []string{
+			`lame_duck_duration: "30s"`,
+			`lame_duck_grace_period: "1.5s"`,
+		}},
 		{"accounts", Options{}, -1, []string{
 			`host: "127.0.0.1"`,
 			`system_account: "` + id.system.pub + `"`,
@@ -44,6 +48,48 @@ func TestRenderConfig(t *testing.T) {
 			missing := slices.DeleteFunc(slices.Clone(tc.want), func(w string) bool { return slices.Contains(lines, w) })
 			if diff := cmp.Diff([]string{}, missing); diff != "" {
 				t.Errorf("missing lines (-want +got):\n%s\nconfig:\n%s", diff, conf)
+			}
+		})
+	}
+}
+
+// TestRenderJetStreamBlock: SyncInterval is written inside the jetstream
+// block, canonical, and only when set; the lame duck keys only when set.
+func TestRenderJetStreamBlock(t *testing.T) {
+	id, err := newIdentity([]string{"t1"}, AccountLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := []string{
+		"jetstream {",
+		`  store_dir: "/d/jetstream"`,
+		"  max_memory_store: 268435456",
+		"  max_file_store: 1073741824",
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want []string // the jetstream block after head
+	}{
+		{"server default", Options{}, []string{"}"}},
+		{"always", Options{SyncInterval: "always"}, []string{`  sync_interval: "always"`, "}"}},
+		{"two minutes", Options{SyncInterval: "2m"}, []string{`  sync_interval: "2m0s"`, "}"}},
+		{"MinSyncInterval", Options{SyncInterval: MinSyncInterval.String()}, []string{`  sync_interval: "10ms"`, "}"}},
+		{"MaxSyncInterval", Options{SyncInterval: "60m"}, []string{`  sync_interval: "1h0m0s"`, "}"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conf := string(renderConfig(configInput{dir: "/d", port: -1, opts: tc.opts, identity: id}))
+			lines := strings.Split(conf, "\n")
+			start := slices.Index(lines, "jetstream {")
+			end := start + slices.Index(lines[max(start, 0):], "}")
+			if start < 0 || end < start {
+				t.Fatalf("no jetstream block in:\n%s", conf)
+			}
+			if diff := cmp.Diff(append(slices.Clone(head), tc.want...), lines[start:end+1]); diff != "" {
+				t.Errorf("jetstream block (-want +got):\n%s", diff)
+			}
+			if strings.Contains(conf, "lame_duck") {
+				t.Errorf("lame duck keys written without LameDuckDuration or LameDuckGracePeriod:\n%s", conf)
 			}
 		})
 	}

@@ -42,9 +42,35 @@ const (
 	// MaxFallbackDelay is the largest accepted [Options.FallbackDelay].
 	MaxFallbackDelay = 10 * time.Second
 
+	// MinLameDuckDuration is the shortest [Options.LameDuckDuration]; the
+	// server refuses a shorter lame_duck_duration (nats-server v2.14.6
+	// opts.go, processConfigFileLine).
+	MinLameDuckDuration = 30 * time.Second
+	// MaxLameDuckDuration is the longest accepted [Options.LameDuckDuration].
+	MaxLameDuckDuration = 10 * time.Minute
+	// DefaultLameDuckDuration is the server's lame_duck_duration when
+	// [Options.LameDuckDuration] is zero (const.go,
+	// DEFAULT_LAME_DUCK_DURATION).
+	DefaultLameDuckDuration = 2 * time.Minute
+	// DefaultLameDuckGracePeriod is the server's lame_duck_grace_period when
+	// [Options.LameDuckGracePeriod] is zero (const.go,
+	// DEFAULT_LAME_DUCK_GRACE_PERIOD).
+	DefaultLameDuckGracePeriod = 10 * time.Second
+	// MinSyncInterval is the shortest duration accepted in
+	// [Options.SyncInterval]: shorter ones keep the server's background
+	// syncer busy (and below 2 ns the server panics arming its first sync,
+	// filestore.go setSyncTimer).
+	MinSyncInterval = 10 * time.Millisecond
+	// MaxSyncInterval is the longest duration accepted in
+	// [Options.SyncInterval].
+	MaxSyncInterval = time.Hour
+
 	// StopGrace is how long [Broker.Close] waits for a graceful shutdown
 	// before it kills the process.
 	StopGrace = 5 * time.Second
+	// PauseWait bounds how long [Broker.Pause] waits for the server's
+	// threads to stop after SIGSTOP.
+	PauseWait = 5 * time.Second
 	// CertValidity is how long the generated certificates are valid.
 	CertValidity = 30 * 24 * time.Hour
 )
@@ -128,11 +154,37 @@ type Options struct {
 	MaxFileStore int64
 	// AccountLimits are the tenant accounts' JetStream limits.
 	AccountLimits AccountLimits
+	// SyncInterval is JetStream's sync_interval, written inside the
+	// jetstream block. "" keeps the server's default, a background fsync
+	// of each file store's written blocks every 2 minutes (filestore.go
+	// defaultSyncInterval, setSyncTimer). "always" makes the server fsync a
+	// message block after every write to it and write its index and state
+	// files with O_SYNC (filestore.go flushPendingMsgsLocked,
+	// writeFileWithOptionalSync), so a message it acknowledged is on disk,
+	// not only in the page cache. Otherwise it is a Go duration from
+	// [MinSyncInterval] to [MaxSyncInterval], such as "2m", written in its
+	// canonical form ("2m0s").
+	SyncInterval string
+	// LameDuckDuration is the server's lame_duck_duration, the span over
+	// which lame duck mode closes the remaining clients (see
+	// [Broker.LameDuck]): zero means [DefaultLameDuckDuration], otherwise
+	// [MinLameDuckDuration] to [MaxLameDuckDuration]. The server waits at
+	// most a second between two closes, so with few clients lame duck mode
+	// ends long before this.
+	LameDuckDuration time.Duration
+	// LameDuckGracePeriod is the server's lame_duck_grace_period, how long
+	// lame duck mode waits after it told the clients (an INFO with
+	// "ldm":true) before it starts closing them: zero means
+	// [DefaultLameDuckGracePeriod], otherwise it must be positive and below
+	// the lame duck duration in effect, as the server requires (server.go,
+	// validateOptions). A short one (a second) makes a short lame duck.
+	LameDuckGracePeriod time.Duration
 	// Extra is appended verbatim to the server configuration, for example
 	// `feature_flags { js_ack_fc_v2: true }`, `max_control_line: 1024`,
 	// `max_payload: 65536` or `ping_interval: "1s"`. At most [MaxExtraLen]
 	// bytes; it must not repeat a key this package writes (listen, tls,
-	// jetstream, operator, system_account, resolver, resolver_preload).
+	// jetstream, operator, system_account, resolver, resolver_preload,
+	// lame_duck_duration, lame_duck_grace_period).
 	Extra string
 	// Log receives a copy of the server's log, whole lines at a time
 	// (cut at [MaxLogLine]); nil means none. Writes happen on the goroutine
@@ -159,6 +211,32 @@ func (o Options) maxFileStore() int64 {
 		return DefaultMaxFileStore
 	}
 	return o.MaxFileStore
+}
+
+func (o Options) lameDuckDuration() time.Duration {
+	if o.LameDuckDuration == 0 {
+		return DefaultLameDuckDuration
+	}
+	return o.LameDuckDuration
+}
+
+// syncAlways is the SyncInterval that makes the server sync every write.
+const syncAlways = "always"
+
+// syncInterval returns SyncInterval as it is written into the
+// configuration ("" when it is not written) and whether it is valid.
+func (o Options) syncInterval() (string, bool) {
+	switch o.SyncInterval {
+	case "":
+		return "", true
+	case syncAlways:
+		return syncAlways, true
+	}
+	d, err := time.ParseDuration(o.SyncInterval)
+	if err != nil || d < MinSyncInterval || d > MaxSyncInterval {
+		return "", false
+	}
+	return d.String(), true
 }
 
 func (o Options) accountLimits() AccountLimits {
@@ -215,6 +293,15 @@ func (o Options) validate() error {
 		l.DiskStorage < 0 || l.DiskStorage > o.maxFileStore() ||
 		l.Streams < 0 || l.Consumers < 0 {
 		return &OptionError{Field: "AccountLimits"}
+	}
+	if _, ok := o.syncInterval(); !ok {
+		return &OptionError{Field: "SyncInterval"}
+	}
+	if o.LameDuckDuration != 0 && (o.LameDuckDuration < MinLameDuckDuration || o.LameDuckDuration > MaxLameDuckDuration) {
+		return &OptionError{Field: "LameDuckDuration"}
+	}
+	if o.LameDuckGracePeriod < 0 || o.LameDuckGracePeriod >= o.lameDuckDuration() {
+		return &OptionError{Field: "LameDuckGracePeriod"}
 	}
 	if len(o.Extra) > MaxExtraLen || strings.ContainsRune(o.Extra, 0) {
 		return &OptionError{Field: "Extra"}
