@@ -3,17 +3,21 @@ package broker
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
 // Broker is one nats-server process with its directory. Its methods are
-// safe for concurrent use; lifecycle calls (Stop, Restart, Kill, Close) are
-// serialised.
+// safe for concurrent use; lifecycle calls (Stop, Kill, Restart, Pause,
+// Resume, LameDuck, Close) are serialised, and the state queries (Addr,
+// PID, Running, Paused) answer at once, also while a lifecycle call waits
+// for the process.
 type Broker struct {
 	opts     Options
 	bin      string
@@ -22,6 +26,9 @@ type Broker struct {
 	identity *identity
 	ring     *logRing
 
+	// life is held for the whole of a lifecycle call. The fields under mu
+	// are written holding both, and read holding either.
+	life   sync.Mutex
 	mu     sync.Mutex
 	proc   *process // nil when not running
 	addr   netip.AddrPort
@@ -86,7 +93,7 @@ func (b *Broker) prepare() error {
 }
 
 // launch writes the configuration for port (-1: any free port), starts the
-// process and waits for it. The caller holds b.mu or owns b exclusively.
+// process and waits for it. The caller holds b.life or owns b exclusively.
 func (b *Broker) launch(ctx context.Context, port int) error {
 	conf := renderConfig(configInput{dir: b.dir, port: port, opts: b.opts, identity: b.identity})
 	if err := os.WriteFile(filepath.Join(b.dir, configFile), conf, 0o600); err != nil {
@@ -104,8 +111,17 @@ func (b *Broker) launch(ctx context.Context, port int) error {
 		p.kill()
 		return ErrNotReady
 	}
+	b.mu.Lock()
 	b.proc, b.addr = p, addr
+	b.mu.Unlock()
 	return nil
+}
+
+// setProc records the running process (nil: none). The caller holds b.life.
+func (b *Broker) setProc(p *process) {
+	b.mu.Lock()
+	b.proc = p
+	b.mu.Unlock()
 }
 
 // Addr returns the client listener's address, 127.0.0.1 and the port
@@ -173,19 +189,20 @@ func (b *Broker) PID() int {
 	return b.proc.pid()
 }
 
-// Running reports whether the server process is running.
+// Running reports whether the server process is running (a paused one
+// included).
 func (b *Broker) Running() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.proc == nil {
-		return false
-	}
-	select {
-	case <-b.proc.done:
-		return false
-	default:
-		return true
-	}
+	return b.proc != nil && !b.proc.exited()
+}
+
+// Paused reports whether the server process is running and paused by
+// [Broker.Pause].
+func (b *Broker) Paused() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.proc != nil && !b.proc.exited() && b.proc.paused.Load()
 }
 
 // Logs returns a copy of the last MaxLogBytes bytes of the server's log,
@@ -233,52 +250,57 @@ func (b *Broker) WriteCreds(name string, c Creds) (string, error) {
 	return writeCreds(b.dir, name, c)
 }
 
-// Stop shuts the server down gracefully (SIGTERM) and waits for it; if ctx
-// ends first the process is killed. The store is kept for Restart. Stopping
-// a broker that is not running does nothing.
+// Stop shuts the server down gracefully (SIGTERM, after SIGCONT in case it
+// is paused) and waits for it; if ctx ends first the process is killed.
+// The store is kept for Restart. Stopping a broker that is not running
+// does nothing.
 func (b *Broker) Stop(ctx context.Context) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.life.Lock()
+	defer b.life.Unlock()
 	if b.closed {
 		return ErrClosed
 	}
 	return b.stopLocked(ctx)
 }
 
+// stopLocked stops the process, if any. The caller holds b.life.
 func (b *Broker) stopLocked(ctx context.Context) error {
-	if b.proc == nil {
+	p := b.proc
+	if p == nil {
 		return nil
 	}
-	p := b.proc
-	b.proc = nil
-	if !p.terminate(ctx.Done()) {
+	graceful := p.terminate(ctx.Done())
+	b.setProc(nil)
+	if !graceful {
 		return fmt.Errorf("broker: graceful stop: %w", ctx.Err())
 	}
 	return nil
 }
 
 // Kill kills the server with SIGKILL, as a crash would, and waits until
-// the process is gone. The store is kept for Restart. Killing a broker that
-// is not running does nothing.
+// the process is gone; a paused server is killed as it is. The store is
+// kept for Restart. Killing a broker that is not running does nothing.
 func (b *Broker) Kill() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.life.Lock()
+	defer b.life.Unlock()
 	if b.closed {
 		return ErrClosed
 	}
 	if b.proc != nil {
 		b.proc.kill()
-		b.proc = nil
+		b.setProc(nil)
 	}
 	return nil
 }
 
-// Restart stops the server if it runs (gracefully, bounded by ctx) and
-// starts it again on the same port with the same store, accounts and
-// certificates.
+// Restart stops the server if it runs (gracefully, bounded by ctx, as
+// Stop does; a paused one too) and starts it again on the same port with
+// the same store, accounts and certificates. It also brings back a broker
+// that was stopped, killed or ended by LameDuck. A file store left by a
+// crash is recovered by the server as it starts.
 func (b *Broker) Restart(ctx context.Context) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.life.Lock()
+	defer b.life.Unlock()
 	if b.closed {
 		return ErrClosed
 	}
@@ -288,21 +310,95 @@ func (b *Broker) Restart(ctx context.Context) error {
 	return b.launch(ctx, int(b.addr.Port()))
 }
 
-// Close stops the server (gracefully within StopGrace, then SIGKILL) and
-// removes the broker's directory with everything in it. It is idempotent.
+// Pause stops the server process with SIGSTOP, as a stalled host or a
+// long garbage collection would, and returns once every thread of it has
+// stopped (on Linux; elsewhere once the signal is sent). While it is
+// paused the kernel still completes TCP connections to its port, but
+// nothing is read or answered: no TLS handshake, no PONG, no message.
+// Pausing a paused broker does nothing; pausing a broker that is not
+// running is [ErrNotRunning]. If the threads have not all stopped within
+// [PauseWait] the error is [ErrPauseTimeout] and the broker counts as
+// paused. Kill, Stop, Restart, LameDuck and Close work on a paused broker.
+func (b *Broker) Pause() error {
+	b.life.Lock()
+	defer b.life.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	if b.proc == nil || b.proc.exited() {
+		return ErrNotRunning
+	}
+	return b.proc.pause()
+}
+
+// Resume continues a paused server with SIGCONT; it serves again as soon
+// as the scheduler runs it, with every connection and timer where the
+// pause left them. It sends SIGCONT to a running server whether or not
+// Pause stopped it; on a broker that is not running it does nothing.
+func (b *Broker) Resume() error {
+	b.life.Lock()
+	defer b.life.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	if b.proc == nil {
+		return nil
+	}
+	if err := b.proc.resume(); err != nil && !errors.Is(err, ErrNotRunning) {
+		return err
+	}
+	return nil
+}
+
+// LameDuck puts the server into lame duck mode (SIGUSR2, after SIGCONT in
+// case it is paused) and waits until the process has exited. In lame duck
+// mode nats-server v2.14.6 (server.go, lameDuckMode) closes its client
+// listener, shuts JetStream down (the store is kept), sends every
+// connected client (past its CONNECT and first PING) an INFO with
+// "ldm":true, waits
+// [Options.LameDuckGracePeriod], closes the clients one by one spread over
+// the rest of [Options.LameDuckDuration] (at most a second apart) and
+// exits; without clients it exits as soon as JetStream is down. If ctx
+// ends first the process is killed and the error wraps ctx's. Either way
+// the broker is not running afterwards; Restart brings it back on the same
+// port with the same store. A broker that is not running is
+// [ErrNotRunning].
+func (b *Broker) LameDuck(ctx context.Context) error {
+	b.life.Lock()
+	defer b.life.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	p := b.proc
+	if p == nil || p.exited() {
+		return ErrNotRunning
+	}
+	exited := p.end(syscall.SIGUSR2, ctx.Done())
+	b.setProc(nil)
+	if !exited {
+		return fmt.Errorf("broker: lame duck: %w", ctx.Err())
+	}
+	return nil
+}
+
+// Close stops the server (gracefully within StopGrace, after SIGCONT in
+// case it is paused, then SIGKILL) and removes the broker's directory with
+// everything in it. It is idempotent.
 func (b *Broker) Close() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.life.Lock()
+	defer b.life.Unlock()
 	if b.closed {
 		return nil
 	}
+	b.mu.Lock()
 	b.closed = true
+	b.mu.Unlock()
 	if b.proc != nil {
 		expire := make(chan struct{})
 		t := time.AfterFunc(StopGrace, func() { close(expire) })
 		b.proc.terminate(expire) // killed after the grace period; nothing is left
 		t.Stop()
-		b.proc = nil
+		b.setProc(nil)
 	}
 	return os.RemoveAll(b.dir)
 }

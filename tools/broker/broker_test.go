@@ -579,9 +579,17 @@ func dirEntries(t *testing.T, dir string) []string {
 // it, or it is a zombie waiting for a reaper that is not this process.
 func processGone(t *testing.T, pid int) bool {
 	t.Helper()
+	state := processState(t, pid)
+	return state == 0 || state == 'Z' || state == 'X'
+}
+
+// processState returns the state letter of pid in /proc/<pid>/stat ('T'
+// stopped, 'Z' zombie and so on), or 0 when /proc has no entry for it.
+func processState(t *testing.T, pid int) byte {
+	t.Helper()
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if errors.Is(err, os.ErrNotExist) {
-		return true
+		return 0
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -590,6 +598,5 @@ func processGone(t *testing.T, pid int) bool {
 	if i < 0 || i+2 >= len(stat) {
 		t.Fatalf("unexpected /proc stat for %d", pid)
 	}
-	state := stat[i+2]
-	return state == 'Z' || state == 'X'
+	return stat[i+2]
 }

@@ -14,6 +14,10 @@ var (
 	ErrClosed = errors.New("broker: closed")
 	// ErrNotRunning is returned when an operation needs a running process.
 	ErrNotRunning = errors.New("broker: not running")
+	// ErrPauseTimeout is returned by [Broker.Pause] when the server's
+	// threads were not all stopped within [PauseWait]; the broker counts as
+	// paused (SIGSTOP is pending) until [Broker.Resume].
+	ErrPauseTimeout = errors.New("broker: server not stopped within the pause wait")
 	// ErrExited is returned when the server process ended before it was ready.
 	ErrExited = errors.New("broker: server exited before it was ready")
 	// ErrNotReady is returned when the server's log never announced the

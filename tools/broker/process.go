@@ -2,9 +2,12 @@ package broker
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -14,10 +17,11 @@ func childEnv() []string { return []string{"GOMEMLIMIT=256MiB", "GOMAXPROCS=1"} 
 
 // process is one running nats-server.
 type process struct {
-	cmd  *exec.Cmd
-	sink *logSink
-	done chan struct{} // closed when the process has been reaped
-	err  error         // Wait's result; read only after done
+	cmd    *exec.Cmd
+	sink   *logSink
+	done   chan struct{} // closed when the process has been reaped
+	err    error         // Wait's result; read only after done
+	paused atomic.Bool   // SIGSTOP sent by pause and no SIGCONT since
 }
 
 // spawn starts the server with the configuration file in dir. The goroutine
@@ -70,11 +74,60 @@ func (p *process) waitReady(ctx context.Context) error {
 	}
 }
 
-// terminate asks the server to shut down (SIGTERM) and waits for it; if
-// expire is closed first, it kills the process. It reports whether the
-// shutdown was graceful.
-func (p *process) terminate(expire <-chan struct{}) bool {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+// exited reports whether the process has been reaped.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// signal sends sig; a process that has already been reaped is
+// [ErrNotRunning].
+func (p *process) signal(sig syscall.Signal) error {
+	err := p.cmd.Process.Signal(sig)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, os.ErrProcessDone):
+		return ErrNotRunning
+	default:
+		return fmt.Errorf("broker: sending %v to the server: %w", sig, err)
+	}
+}
+
+// pause sends SIGSTOP and waits until every thread of the process has
+// stopped (see waitStopped), the process ends or [PauseWait] passes.
+func (p *process) pause() error {
+	if p.paused.Load() {
+		return nil
+	}
+	if err := p.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	p.paused.Store(true)
+	return waitStopped(p.pid(), p.done, PauseWait)
+}
+
+// resume sends SIGCONT, which the kernel acts on before kill(2) returns:
+// every stopped thread is runnable again when resume returns.
+func (p *process) resume() error {
+	if err := p.signal(syscall.SIGCONT); err != nil {
+		return err
+	}
+	p.paused.Store(false)
+	return nil
+}
+
+// end sends SIGCONT (a stopped process acts on no signal but SIGKILL until
+// it is continued), then sig, and waits for the process to exit; if expire
+// is closed first, it kills the process. It reports whether the process
+// exited before expire. A process already reaped counts as exited.
+func (p *process) end(sig syscall.Signal, expire <-chan struct{}) bool {
+	_ = p.resume()
+	_ = p.signal(sig)
 	select {
 	case <-p.done:
 		return true
@@ -84,10 +137,19 @@ func (p *process) terminate(expire <-chan struct{}) bool {
 	}
 }
 
-// kill sends SIGKILL and waits until the process has been reaped.
+// terminate asks the server to shut down (SIGTERM) and waits for it; if
+// expire is closed first, it kills the process. It reports whether the
+// shutdown was graceful.
+func (p *process) terminate(expire <-chan struct{}) bool {
+	return p.end(syscall.SIGTERM, expire)
+}
+
+// kill sends SIGKILL, which ends a stopped process too, and waits until
+// the process has been reaped.
 func (p *process) kill() {
 	_ = p.cmd.Process.Kill()
 	<-p.done
+	p.paused.Store(false)
 }
 
 func (p *process) pid() int { return p.cmd.Process.Pid }
