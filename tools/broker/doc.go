@@ -26,6 +26,20 @@
 // SIGKILL when the process that started it dies, so a killed test binary
 // leaves no broker behind.
 //
+// Faults, for scenarios that need the real process to misbehave:
+//
+//   - crash: [Broker.Kill] (SIGKILL), then [Broker.Restart], which recovers
+//     the file store the crash left;
+//   - stall: [Broker.Pause] (SIGSTOP) and [Broker.Resume] (SIGCONT); while
+//     paused, connections complete in the kernel and get no answer;
+//   - drain: [Broker.LameDuck] (SIGUSR2), which tells clients with an INFO
+//     "ldm":true, closes them and exits, shortened by
+//     [Options.LameDuckGracePeriod];
+//   - durability: [Options.SyncInterval], "always" to fsync every write.
+//
+// Every lifecycle call works on a paused broker (it is continued first, or
+// killed as it is).
+//
 // The binary is found by [ServerBinary], the one function of this package
 // that reads the environment: LATENT_NATS_SERVER names it (the Makefile sets
 // it to .cache/nats-server-v2.14.6), otherwise it is built once with

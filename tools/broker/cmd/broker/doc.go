@@ -5,4 +5,9 @@
 // removes every file it wrote.
 //
 //	go run ./tools/broker/cmd/broker -tenants demo,other -handshake first
+//	go run ./tools/broker/cmd/broker -sync always -lame-duck-grace 1s
+//
+// -sync sets JetStream's sync_interval ("always" or a duration) and
+// -lame-duck-grace the grace period of lame duck mode, which
+// `kill -USR2 <pid>` starts (see broker.Options).
 package main

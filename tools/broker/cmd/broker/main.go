@@ -26,31 +26,9 @@ func main() {
 const startTimeout = 3 * time.Minute
 
 func run(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	tenants := fs.String("tenants", "demo", "comma-separated tenant account names")
-	handshake := fs.String("handshake", "first", `TLS mode: "first", "after-info", "auto" or a fallback delay such as "300ms"`)
-	serverName := fs.String("server-name", broker.DefaultServerName, "DNS name in the server certificate (its only SAN)")
-	ackV2 := fs.Bool("ack-v2", false, "enable feature_flags { js_ack_fc_v2: true }")
-	extra := fs.String("extra", "", "extra nats-server configuration, appended verbatim")
-	verbose := fs.Bool("v", false, "copy the server log to stderr")
-	if err := fs.Parse(args); err != nil {
+	opts, err := parseOptions(args, stderr)
+	if err != nil {
 		return err
-	}
-	opts := broker.Options{
-		Tenants:    strings.Split(*tenants, ","),
-		ServerName: *serverName,
-		Extra:      *extra,
-	}
-	if *ackV2 {
-		opts.Extra += "\nfeature_flags { js_ack_fc_v2: true }\n"
-	}
-	var err error
-	if opts.Handshake, opts.FallbackDelay, err = parseHandshake(*handshake); err != nil {
-		return err
-	}
-	if *verbose {
-		opts.Log = stderr
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -69,6 +47,43 @@ func run(args []string, stdout, stderr io.Writer) error {
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "stopping the broker and removing", b.Dir())
 	return b.Close()
+}
+
+// parseOptions turns the command line into broker options; the broker
+// validates them when it starts. Usage and flag errors go to stderr, and
+// with -v so does the server log.
+func parseOptions(args []string, stderr io.Writer) (broker.Options, error) {
+	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tenants := fs.String("tenants", "demo", "comma-separated tenant account names")
+	handshake := fs.String("handshake", "first", `TLS mode: "first", "after-info", "auto" or a fallback delay such as "300ms"`)
+	serverName := fs.String("server-name", broker.DefaultServerName, "DNS name in the server certificate (its only SAN)")
+	ackV2 := fs.Bool("ack-v2", false, "enable feature_flags { js_ack_fc_v2: true }")
+	syncInterval := fs.String("sync", "", `JetStream sync_interval: "always" (fsync every write) or a duration such as "2m"; empty keeps the server's default`)
+	lameDuckGrace := fs.Duration("lame-duck-grace", 0, "lame_duck_grace_period: how long lame duck mode (kill -USR2 <pid>) waits before it closes clients; 0 keeps the server's default")
+	extra := fs.String("extra", "", "extra nats-server configuration, appended verbatim")
+	verbose := fs.Bool("v", false, "copy the server log to stderr")
+	if err := fs.Parse(args); err != nil {
+		return broker.Options{}, err
+	}
+	opts := broker.Options{
+		Tenants:             strings.Split(*tenants, ","),
+		ServerName:          *serverName,
+		SyncInterval:        *syncInterval,
+		LameDuckGracePeriod: *lameDuckGrace,
+		Extra:               *extra,
+	}
+	if *ackV2 {
+		opts.Extra += "\nfeature_flags { js_ack_fc_v2: true }\n"
+	}
+	var err error
+	if opts.Handshake, opts.FallbackDelay, err = parseHandshake(*handshake); err != nil {
+		return broker.Options{}, err
+	}
+	if *verbose {
+		opts.Log = stderr
+	}
+	return opts, nil
 }
 
 func parseHandshake(s string) (broker.HandshakeMode, time.Duration, error) {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
@@ -30,6 +33,45 @@ func TestParseHandshake(t *testing.T) {
 			mode, delay, err := parseHandshake(tc.in)
 			if mode != tc.wantMode || delay != tc.wantDelay || (err != nil) != tc.wantErr {
 				t.Errorf("parseHandshake(%q) = %v, %v, %v", tc.in, mode, delay, err)
+			}
+		})
+	}
+}
+
+func TestParseOptions(t *testing.T) {
+	base := broker.Options{Tenants: []string{"demo"}, ServerName: broker.DefaultServerName, Handshake: broker.HandshakeFirst}
+	with := func(f func(*broker.Options)) broker.Options {
+		o := base
+		f(&o)
+		return o
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    broker.Options
+		wantErr bool
+	}{
+		{"defaults", nil, base, false},
+		{"sync always", []string{"-sync", "always"}, with(func(o *broker.Options) { o.SyncInterval = "always" }), false},
+		{"sync interval", []string{"-sync", "2m"}, with(func(o *broker.Options) { o.SyncInterval = "2m" }), false},
+		{"lame duck grace", []string{"-lame-duck-grace", "1s"}, with(func(o *broker.Options) { o.LameDuckGracePeriod = time.Second }), false},
+		{"tenants and ack v2", []string{"-tenants", "a,b", "-ack-v2"}, with(func(o *broker.Options) {
+			o.Tenants = []string{"a", "b"}
+			o.Extra = "\nfeature_flags { js_ack_fc_v2: true }\n"
+		}), false},
+		{"fallback", []string{"-handshake", "300ms"}, with(func(o *broker.Options) {
+			o.Handshake, o.FallbackDelay = broker.HandshakeFallback, 300*time.Millisecond
+		}), false},
+		{"bad handshake", []string{"-handshake", "sometimes"}, broker.Options{}, true},
+		{"bad grace", []string{"-lame-duck-grace", "soon"}, broker.Options{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseOptions(tc.args, io.Discard)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("parseOptions(%q) error %v, want error %v", tc.args, err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("parseOptions(%q) (-want +got):\n%s", tc.args, diff)
 			}
 		})
 	}
