@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -172,4 +173,28 @@ func (e *trigEnv) consumerViews(t *testing.T) []ledger.ConsumerView {
 		out = append(out, cv)
 	}
 	return out
+}
+
+// faultHost is the suite's host that also notes when each step that
+// reported an error class reported it.
+type faultHost struct {
+	*trigHookHost
+	mu     sync.Mutex
+	failed [trigger.NumErrorClasses + 1][]time.Time
+}
+
+func (h *faultHost) ObserveStep(r trigger.StepReport) {
+	if r.Error != 0 && int(r.Error) <= trigger.NumErrorClasses {
+		h.mu.Lock()
+		h.failed[r.Error] = append(h.failed[r.Error], time.Now())
+		h.mu.Unlock()
+	}
+	h.trigHookHost.ObserveStep(r)
+}
+
+// failures returns the times of the steps that reported class c so far.
+func (h *faultHost) failures(c trigger.ErrorClass) []time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.failed[c])
 }
