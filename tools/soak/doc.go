@@ -6,9 +6,14 @@
 //
 // A run goes in rounds until its duration has passed: publish a batch of
 // events (verified PubAcks, recorded in the ledger), let the runtime work,
-// inject one fault at a random moment (kill -9 and a restart on the same
-// port and file store, a graceful restart, a pause, a broken link), heal
-// it, and go on. At the end the faults stop, every consumer must settle
+// inject one fault at a random moment, heal it, and go on. The faults
+// (Fault) are those of the broker's process: kill -9 and a restart on the
+// same port and file store, a graceful restart, a pause (SIGSTOP), lame
+// duck and a restart; and those of the link, through a fault proxy
+// (tools/faultproxy) between the runtime and the broker: every connection
+// reset, the broker's bytes stalled, the runtime's bytes dropped. The
+// runtime's sockets go through the proxy, so they are served by the Go
+// runtime's network poller. At the end the faults stop, every consumer must settle
 // within SettleBound, and the verdict is drawn: nothing lost, every
 // re-execution with its cause. A re-execution after a verified
 // acknowledgement fails the run where the broker promises that such an

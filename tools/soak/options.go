@@ -32,10 +32,24 @@ const (
 	FaultKill Fault = iota + 1
 	// FaultRestart stops the broker gracefully and starts it again.
 	FaultRestart
+	// FaultPause stops the broker's process (SIGSTOP) for a random 50 ms
+	// to 1.5 s (beyond the operation timeout) and continues it.
+	FaultPause
+	// FaultLameDuck puts the broker in lame-duck mode (its clients are
+	// told, then closed), waits for its exit and starts it again.
+	FaultLameDuck
+	// FaultSever resets every link between the runtime and the broker.
+	FaultSever
+	// FaultStall holds the broker's bytes to the runtime for a random
+	// 50 ms to 1.5 s, then delivers them.
+	FaultStall
+	// FaultBlackhole drops the runtime's bytes to the broker for a random
+	// 50 ms to 1.5 s, leaving the sockets open.
+	FaultBlackhole
 )
 
 // NumFaults is the number of faults; Fault values run from 1 to it.
-const NumFaults = int(FaultRestart)
+const NumFaults = int(FaultBlackhole)
 
 // String returns the fault's name, or "Fault(n)" outside the list.
 func (f Fault) String() string {
@@ -44,6 +58,16 @@ func (f Fault) String() string {
 		return "kill"
 	case FaultRestart:
 		return "restart"
+	case FaultPause:
+		return "pause"
+	case FaultLameDuck:
+		return "lame-duck"
+	case FaultSever:
+		return "sever"
+	case FaultStall:
+		return "stall"
+	case FaultBlackhole:
+		return "blackhole"
 	}
 	return "Fault(" + strconv.Itoa(int(f)) + ")"
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/tools/broker"
+	"github.com/latent-systems/latent-nats/tools/faultproxy"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/tools/provision"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -39,6 +40,11 @@ const (
 	maxFaultWait = 400 * time.Millisecond // from the batch to the fault, every other round
 	busyWait     = 30 * time.Millisecond  // from the batch to the fault, the other rounds
 	slowFor      = 20 * time.Millisecond
+	// minHold and maxHold bound how long a pause, stall or blackhole
+	// lasts: from shorter than a pull to longer than the operation
+	// timeout.
+	minHold = 50 * time.Millisecond
+	maxHold = 1500 * time.Millisecond
 	maxAfterWait = 800 * time.Millisecond // from the heal to the next batch
 )
 
@@ -80,12 +86,23 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 		tenants[i] = fmt.Sprintf("t%d", i)
 	}
 	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
-	b, err := broker.Start(sctx, broker.Options{Tenants: tenants, Binary: opts.Binary})
+	b, err := broker.Start(sctx, broker.Options{
+		Tenants: tenants, Binary: opts.Binary,
+		// The shortest lame duck the server allows: its clients are
+		// closed once the grace period has passed.
+		LameDuckDuration: broker.MinLameDuckDuration, LameDuckGracePeriod: time.Second,
+	})
 	cancel()
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	defer b.Close()
+	// The runtime reaches the broker through a link it can break.
+	proxy, err := faultproxy.Start(b.Addr())
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	defer proxy.Close()
 	cfg := config(b, opts)
 	if err := cfg.Validate(); err != nil {
 		return res, fmt.Errorf("%w: %w", ErrSetup, err)
@@ -107,7 +124,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	}
 	lim := trigger.DefaultPoolLimits()
 	lim.DialBackoff, lim.MaxDialBackoff = 20*time.Millisecond, 500*time.Millisecond
-	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: lim})
+	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: lim, Dialer: proxy.Dialer()})
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
@@ -141,7 +158,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 			break
 		}
 		f := opts.Faults[rng.IntN(len(opts.Faults))]
-		if err := inject(ctx, b, f); err != nil {
+		if err := inject(ctx, b, proxy, rng, f); err != nil {
 			return res, fmt.Errorf("soak: injecting %s: %w", f, err)
 		}
 		res.Faults[f]++
@@ -226,10 +243,11 @@ func newHost(led *ledger.Ledger) (*refhost.Host, error) {
 
 var errRetry = errors.New("soak: transient failure")
 
-// inject applies one fault to b and heals it.
-func inject(ctx context.Context, b *broker.Broker, f Fault) error {
+// inject applies one fault to b or its link and heals it.
+func inject(ctx context.Context, b *broker.Broker, p *faultproxy.Proxy, rng *rand.Rand, f Fault) error {
 	hctx, cancel := context.WithTimeout(ctx, healBound)
 	defer cancel()
+	hold := minHold + time.Duration(rng.Int64N(int64(maxHold-minHold)))
 	switch f {
 	case FaultKill:
 		if err := b.Kill(); err != nil {
@@ -238,6 +256,30 @@ func inject(ctx context.Context, b *broker.Broker, f Fault) error {
 		return b.Restart(hctx)
 	case FaultRestart:
 		return b.Restart(hctx)
+	case FaultPause:
+		if err := b.Pause(); err != nil {
+			return err
+		}
+		serr := sleep(ctx, hold)
+		return errors.Join(b.Resume(), serr)
+	case FaultLameDuck:
+		if err := b.LameDuck(hctx); err != nil {
+			return err
+		}
+		return b.Restart(hctx)
+	case FaultSever:
+		p.Sever()
+		return nil
+	case FaultStall, FaultBlackhole:
+		d, k := faultproxy.Down, faultproxy.Stall
+		if f == FaultBlackhole {
+			d, k = faultproxy.Up, faultproxy.Blackhole
+		}
+		if err := p.Set(d, faultproxy.Fault{Kind: k}); err != nil {
+			return err
+		}
+		serr := sleep(ctx, hold)
+		return errors.Join(p.Clear(d), serr)
 	}
 	return fmt.Errorf("%w: fault %d", ErrInvalidOptions, f)
 }
