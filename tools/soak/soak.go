@@ -43,8 +43,8 @@ const (
 	// minHold and maxHold bound how long a pause, stall or blackhole
 	// lasts: from shorter than a pull to longer than the operation
 	// timeout.
-	minHold = 50 * time.Millisecond
-	maxHold = 1500 * time.Millisecond
+	minHold      = 50 * time.Millisecond
+	maxHold      = 1500 * time.Millisecond
 	maxAfterWait = 800 * time.Millisecond // from the heal to the next batch
 )
 
