@@ -80,16 +80,19 @@
 //   - write buffer: 12 KiB + P + 2 bytes (MaxOutboundLine,
 //     parser.MaxHeaderBlock, the payload and its CRLF), at least
 //     MaxConnectLen;
-//   - crypto/tls state: one record input buffer of at most 16 KiB of
-//     plaintext plus 2 KiB of overhead, a handshake buffer, and output
-//     records taken from a shared pool while writing.
+//   - crypto/tls state: a record input buffer, which grows to hold what
+//     the socket's reads bring (a full record is 16 KiB of plaintext plus
+//     its overhead, and more may follow it: 27 and 41 KiB were measured
+//     under floods of full records, docs/RELIABILITY.md), a handshake
+//     buffer, and output records taken from a shared pool while writing.
 //
-// With the default P of 64 KiB that is about 175 KiB, inside the 256 KiB the
-// trigger runtime reserves per physical connection. In steady state a
-// request allocates nothing of its own: the reply subject is rewritten in
-// place in a fixed buffer of the inbox, encoded from there and compared as
-// bytes. crypto/tls allocates one small reader per record read; nothing is
-// retained.
+// With the default P of 64 KiB and 8 KiB caps that is about 215 KiB of live
+// heap (219,032 bytes measured under those floods, with the allocator's
+// rounding), inside the 256 KiB the trigger runtime reserves per physical
+// connection. In steady state a request allocates nothing of its own: the
+// reply subject is rewritten in place in a fixed buffer of the inbox,
+// encoded from there and compared as bytes. crypto/tls allocates one small
+// reader per record read; nothing is retained.
 //
 // # Errors
 //
