@@ -25,14 +25,17 @@ type Broker struct {
 	pki      *pki
 	identity *identity
 	ring     *logRing
+	// node is set for a node of a [Cluster], nil for a single broker.
+	node *nodeConfig
 
 	// life is held for the whole of a lifecycle call. The fields under mu
 	// are written holding both, and read holding either.
-	life   sync.Mutex
-	mu     sync.Mutex
-	proc   *process // nil when not running
-	addr   netip.AddrPort
-	closed bool
+	life    sync.Mutex
+	mu      sync.Mutex
+	proc    *process // nil when not running
+	addr    netip.AddrPort
+	monitor netip.AddrPort // a cluster node's HTTP monitor
+	closed  bool
 }
 
 // Start creates the broker's directory, certificates, operator and
@@ -66,14 +69,19 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 	return b, nil
 }
 
-// prepare generates the certificates and identities and writes the files.
+// prepare generates the certificates and identities unless they were
+// given (a cluster's nodes share them) and writes the files.
 func (b *Broker) prepare() error {
 	var err error
-	if b.pki, err = newPKI(b.opts.serverName(), time.Now()); err != nil {
-		return err
+	if b.pki == nil {
+		if b.pki, err = newPKI(b.opts.serverName(), time.Now()); err != nil {
+			return err
+		}
 	}
-	if b.identity, err = newIdentity(b.opts.Tenants, b.opts.accountLimits()); err != nil {
-		return err
+	if b.identity == nil {
+		if b.identity, err = newIdentity(b.opts.Tenants, b.opts.accountLimits()); err != nil {
+			return err
+		}
 	}
 	files := []struct {
 		name string
@@ -94,9 +102,16 @@ func (b *Broker) prepare() error {
 
 // launch writes the configuration for port (-1: any free port), starts the
 // process and waits for it. The caller holds b.life or owns b exclusively.
+//
+// A cluster node also listens for routes on its fixed port and serves its
+// HTTP monitor (on a free port the first time, the same one afterwards);
+// launch returns once both listeners are logged.
 func (b *Broker) launch(ctx context.Context, port int) error {
-	conf := renderConfig(configInput{dir: b.dir, port: port, opts: b.opts, identity: b.identity})
-	if err := os.WriteFile(filepath.Join(b.dir, configFile), conf, 0o600); err != nil {
+	in := configInput{dir: b.dir, port: port, opts: b.opts, identity: b.identity, node: b.node, monitorPort: -1}
+	if b.monitor.IsValid() {
+		in.monitorPort = int(b.monitor.Port())
+	}
+	if err := os.WriteFile(filepath.Join(b.dir, configFile), renderConfig(in), 0o600); err != nil {
 		return fmt.Errorf("broker: writing configuration: %w", err)
 	}
 	p, err := spawn(b.bin, b.dir, newLogSink(b.ring, b.opts.Log))
@@ -106,13 +121,24 @@ func (b *Broker) launch(ctx context.Context, port int) error {
 	if err := p.waitReady(ctx); err != nil {
 		return err
 	}
-	addr := p.sink.listenAddr()
+	addr, monitor := p.sink.listenAddr(), p.sink.monitorAddr()
 	if port > 0 && int(addr.Port()) != port {
 		p.kill()
 		return ErrNotReady
 	}
+	if b.node != nil {
+		if err := p.waitRoutes(ctx); err != nil {
+			return err
+		}
+		routeOK := int(p.sink.routeAddr().Port()) == b.node.routePort
+		monitorOK := monitor.IsValid() && (in.monitorPort < 0 || int(monitor.Port()) == in.monitorPort)
+		if !routeOK || !monitorOK {
+			p.kill()
+			return ErrNotReady
+		}
+	}
 	b.mu.Lock()
-	b.proc, b.addr = p, addr
+	b.proc, b.addr, b.monitor = p, addr, monitor
 	b.mu.Unlock()
 	return nil
 }
@@ -135,6 +161,26 @@ func (b *Broker) Addr() netip.AddrPort {
 // ServerName returns the DNS name in the server certificate, the name a
 // client verifies and sends as SNI.
 func (b *Broker) ServerName() string { return b.opts.serverName() }
+
+// Name returns the server's own name (its server_name), the name JetStream
+// reports for a stream's or consumer's leader and replicas: "latent-broker"
+// for a single broker, [NodeName] of its index for a cluster node.
+func (b *Broker) Name() string {
+	if b.node != nil {
+		return b.node.name
+	}
+	return natsServerName
+}
+
+// MonitorAddr returns the HTTP monitor's address (127.0.0.1, kept by
+// Restart) of a cluster node; a single broker has none unless
+// [Options.Extra] enables it, and then it is the address the server
+// logged, or the zero value.
+func (b *Broker) MonitorAddr() netip.AddrPort {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.monitor
+}
 
 // Handshake returns the listener's TLS mode.
 func (b *Broker) Handshake() HandshakeMode { return b.opts.handshake() }

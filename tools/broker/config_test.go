@@ -94,3 +94,49 @@ func TestRenderJetStreamBlock(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderClusterNode: a cluster node's configuration names the node,
+// serves the monitor on loopback and holds a cluster block with its route
+// port and a route to every node; a single broker's has neither.
+func TestRenderClusterNode(t *testing.T) {
+	id, err := newIdentity([]string{"t1"}, AccountLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := &nodeConfig{name: NodeName(1), cluster: ClusterName, routePort: 6002, routePorts: []int{6001, 6002, 6003}}
+	conf := string(renderConfig(configInput{dir: "/d", port: 4222, opts: Options{}, identity: id, node: node, monitorPort: 8222}))
+	lines := strings.Split(conf, "\n")
+	for _, want := range []string{`server_name: "latent-node-1"`, `http: "127.0.0.1:8222"`, "port: 4222"} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("missing %q in:\n%s", want, conf)
+		}
+	}
+	start := slices.Index(lines, "cluster {")
+	if start < 0 || start+9 > len(lines) {
+		t.Fatalf("no cluster block in:\n%s", conf)
+	}
+	want := []string{
+		"cluster {",
+		`  name: "latent-cluster"`,
+		`  listen: "127.0.0.1:6002"`,
+		"  routes: [",
+		`    "nats-route://127.0.0.1:6001"`,
+		`    "nats-route://127.0.0.1:6002"`,
+		`    "nats-route://127.0.0.1:6003"`,
+		"  ]",
+		"}",
+	}
+	if diff := cmp.Diff(want, lines[start:start+len(want)]); diff != "" {
+		t.Errorf("cluster block (-want +got):\n%s", diff)
+	}
+
+	single := string(renderConfig(configInput{dir: "/d", port: -1, opts: Options{}, identity: id, monitorPort: 8222}))
+	for _, absent := range []string{"cluster", "http", "routes"} {
+		if strings.Contains(single, absent) {
+			t.Errorf("a single broker's configuration holds %q:\n%s", absent, single)
+		}
+	}
+	if !slices.Contains(strings.Split(single, "\n"), `server_name: "latent-broker"`) {
+		t.Errorf("a single broker's server_name is not latent-broker:\n%s", single)
+	}
+}

@@ -40,6 +40,29 @@
 // Every lifecycle call works on a paused broker (it is continued first, or
 // killed as it is).
 //
+// A cluster ([StartCluster], 2 to 5 nodes, [DefaultClusterSize] in tests)
+// is that many brokers routed to each other on 127.0.0.1, each a node with
+// its own directory, client port, HTTP monitor and JetStream store, a
+// unique server_name ([NodeName], what JetStream reports as a leader) and
+// a cluster block naming every node's route port (chosen free before the
+// start; the routes must name them). Every node shares one operator,
+// system account and tenant accounts, and one CA and certificate, so one
+// server name and [Cluster.RootCAs] verify every node and a user minted by
+// [Cluster.User] or [Cluster.Admin] connects to any of them. Each node is a
+// [*Broker] ([Cluster.Node]) with the faults above, one node at a time;
+// Restart keeps its ports and store, and it rejoins. The cluster's waits:
+//
+//   - [Cluster.WaitFormed]: the running, unpaused nodes follow one
+//     JetStream meta leader that counts each as a current peer (each
+//     node's /jsz);
+//   - [Cluster.WaitHealthy]: one node's /healthz passes (it caught up);
+//   - [Cluster.StreamLeader], [Cluster.ConsumerLeader] and their waits
+//     read the leader from the stream's or consumer's info,
+//     [Cluster.StepDownStream] and [Cluster.StepDownConsumer] ask the
+//     leader to step down (optionally in favour of a node), each through
+//     a [Requester] the caller connects as the tenant's admin
+//     (tools/broker/clustertest adapts the project's connection).
+//
 // The binary is found by [ServerBinary], the one function of this package
 // that reads the environment: LATENT_NATS_SERVER names it (the Makefile sets
 // it to .cache/nats-server-v2.14.6), otherwise it is built once with
@@ -52,7 +75,8 @@
 // testing.TB. By hand:
 //
 //	go run ./tools/broker/cmd/broker -tenants demo
+//	go run ./tools/broker/cmd/broker -cluster 3
 //
-// prints the address, server name, CA file and credential files, and keeps
-// the broker until Ctrl-C.
+// prints the address (each node's with -cluster), server name, CA file and
+// credential files, and keeps the broker until Ctrl-C.
 package broker

@@ -32,7 +32,39 @@ var (
 	// ErrNoModule is returned when the working directory is not inside the
 	// module that pins nats-server, so it cannot be built.
 	ErrNoModule = errors.New("broker: not inside the module that pins nats-server")
+	// ErrNotFormed is returned by [Cluster.WaitFormed] when its bound ended
+	// before the running nodes agreed on a JetStream meta leader that
+	// counts each of them as a current peer.
+	ErrNotFormed = errors.New("broker: cluster not formed")
+	// ErrNotHealthy is returned by [Cluster.WaitHealthy] when its bound
+	// ended before the node's health check passed.
+	ErrNotHealthy = errors.New("broker: node not healthy")
+	// ErrNoLeader is returned when a stream or consumer reply names no
+	// leader, or a wait for a leader ended without one.
+	ErrNoLeader = errors.New("broker: no leader")
+	// ErrUnknownNode is returned when the server a reply names is not a
+	// node of the cluster, or a node given is not one of its nodes.
+	ErrUnknownNode = errors.New("broker: not a node of this cluster")
+	// ErrMalformedReply is returned for a monitor or JetStream API reply
+	// that is not the JSON nats-server v2.14.6 sends.
+	ErrMalformedReply = errors.New("broker: malformed reply")
+	// ErrAPI is matched by every [*APIError].
+	ErrAPI = errors.New("broker: jetstream api error")
 )
+
+// APIError is a JetStream API error reply; the server's description text
+// is not kept.
+type APIError struct {
+	// Code is the HTTP-like code, ErrCode the JetStream error code.
+	Code, ErrCode int
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("broker: jetstream api error %d/%d", e.Code, e.ErrCode)
+}
+
+// Unwrap returns [ErrAPI].
+func (e *APIError) Unwrap() error { return ErrAPI }
 
 // OptionError reports the [Options] field that is invalid.
 type OptionError struct {

@@ -7,11 +7,15 @@ import (
 	"sync"
 )
 
-// Markers the server logs (nats-server v2.14.6 server.go, Start and
-// AcceptLoop).
+// Markers the server logs (nats-server v2.14.6 server.go, Start,
+// AcceptLoop and StartMonitoring; route.go, startRouteAcceptLoop).
 const (
-	listenMarker = "Listening for client connections on "
-	readyMarker  = "Server is ready"
+	listenMarker  = "Listening for client connections on "
+	readyMarker   = "Server is ready"
+	monitorMarker = "Starting http monitor on "
+	// routeMarker is logged by the routing goroutine, which may run after
+	// readyMarker; a node waits for it (see process.waitRoutes).
+	routeMarker = "Listening for route connections on "
 )
 
 // logRing keeps the last MaxLogBytes bytes written to it.
@@ -47,15 +51,22 @@ type logSink struct {
 	ring    *logRing
 	forward io.Writer // may be nil
 
-	mu    sync.Mutex
-	line  []byte // the current line, at most MaxLogLine bytes
-	addr  netip.AddrPort
-	ready chan struct{} // closed at the readiness marker
-	done  bool
+	mu      sync.Mutex
+	line    []byte // the current line, at most MaxLogLine bytes
+	addr    netip.AddrPort
+	monitor netip.AddrPort
+	route   netip.AddrPort
+	ready   chan struct{} // closed at the readiness marker
+	routes  chan struct{} // closed at the route listener marker
+	done    bool
 }
 
 func newLogSink(ring *logRing, forward io.Writer) *logSink {
-	return &logSink{ring: ring, forward: forward, ready: make(chan struct{}), line: make([]byte, 0, MaxLogLine)}
+	return &logSink{
+		ring: ring, forward: forward,
+		ready: make(chan struct{}), routes: make(chan struct{}),
+		line: make([]byte, 0, MaxLogLine),
+	}
 }
 
 // Write never fails, so the child's output is always drained.
@@ -88,16 +99,44 @@ func (s *logSink) onLine(line []byte) {
 	if s.forward != nil {
 		_, _ = s.forward.Write(line)
 	}
-	if i := bytes.Index(line, []byte(listenMarker)); i >= 0 && !s.addr.IsValid() {
-		rest := bytes.TrimSpace(line[i+len(listenMarker):])
-		if ap, err := netip.ParseAddrPort(string(rest)); err == nil {
-			s.addr = ap
-		}
+	markedAddr(line, listenMarker, &s.addr)
+	markedAddr(line, monitorMarker, &s.monitor)
+	if markedAddr(line, routeMarker, &s.route) {
+		close(s.routes)
 	}
 	if !s.done && bytes.Contains(line, []byte(readyMarker)) {
 		s.done = true
 		close(s.ready)
 	}
+}
+
+// markedAddr sets *dst to the address that follows marker in line, unless
+// it is already set, and reports whether it set it.
+func markedAddr(line []byte, marker string, dst *netip.AddrPort) bool {
+	i := bytes.Index(line, []byte(marker))
+	if i < 0 || dst.IsValid() {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(string(bytes.TrimSpace(line[i+len(marker):])))
+	if err != nil {
+		return false
+	}
+	*dst = ap
+	return true
+}
+
+// monitorAddr returns the HTTP monitor's address, if it was logged.
+func (s *logSink) monitorAddr() netip.AddrPort {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.monitor
+}
+
+// routeAddr returns the route listener's address, if it was logged.
+func (s *logSink) routeAddr() netip.AddrPort {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.route
 }
 
 // listenAddr returns the client listener's address, if it was logged.

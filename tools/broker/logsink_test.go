@@ -46,8 +46,10 @@ func writeByByte(s *logSink, p string) {
 
 func TestLogSinkMarkers(t *testing.T) {
 	const log = "[1] [INF] Starting nats-server\n" +
+		"[1] [INF] Starting http monitor on 127.0.0.1:40124\n" +
 		"[1] [INF] Listening for client connections on 127.0.0.1:40123\n" +
-		"[1] [INF] Server is ready\n"
+		"[1] [INF] Server is ready\n" +
+		"[1] [INF] Listening for route connections on 127.0.0.1:40125\n"
 	for _, tc := range []struct {
 		name  string
 		write func(*logSink, string)
@@ -64,14 +66,29 @@ func TestLogSinkMarkers(t *testing.T) {
 			default:
 				t.Fatal("ready not signalled")
 			}
-			if got, want := s.listenAddr(), netip.MustParseAddrPort("127.0.0.1:40123"); got != want {
-				t.Errorf("listenAddr() = %v, want %v", got, want)
+			select {
+			case <-s.routes:
+			default:
+				t.Fatal("route listener not signalled")
+			}
+			got := []netip.AddrPort{s.listenAddr(), s.monitorAddr(), s.routeAddr()}
+			want := []netip.AddrPort{
+				netip.MustParseAddrPort("127.0.0.1:40123"),
+				netip.MustParseAddrPort("127.0.0.1:40124"),
+				netip.MustParseAddrPort("127.0.0.1:40125"),
+			}
+			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.AddrPort) bool { return a == b })); diff != "" {
+				t.Errorf("client, monitor and route addresses (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(log, fwd.String()); diff != "" {
 				t.Errorf("forwarded (-want +got):\n%s", diff)
 			}
-			// A second readiness line must not close the channel twice.
-			tc.write(s, "[1] [INF] Server is ready\n")
+			// A second readiness or route line must not close a channel
+			// twice, nor move an address.
+			tc.write(s, "[1] [INF] Server is ready\n[1] [INF] Listening for route connections on 127.0.0.1:1\n")
+			if s.routeAddr() != want[2] {
+				t.Errorf("routeAddr() moved to %v", s.routeAddr())
+			}
 		})
 	}
 }
@@ -84,8 +101,13 @@ func TestLogSinkNotReadyWithoutMarker(t *testing.T) {
 		t.Fatal("ready signalled before a whole readiness line")
 	default:
 	}
-	if s.listenAddr().IsValid() {
+	if s.listenAddr().IsValid() || s.monitorAddr().IsValid() || s.routeAddr().IsValid() {
 		t.Error("listener address without a listener line")
+	}
+	select {
+	case <-s.routes:
+		t.Fatal("route listener signalled without its line")
+	default:
 	}
 }
 

@@ -182,13 +182,16 @@ type Options struct {
 	// Extra is appended verbatim to the server configuration, for example
 	// `feature_flags { js_ack_fc_v2: true }`, `max_control_line: 1024`,
 	// `max_payload: 65536` or `ping_interval: "1s"`. At most [MaxExtraLen]
-	// bytes; it must not repeat a key this package writes (listen, tls,
-	// jetstream, operator, system_account, resolver, resolver_preload,
-	// lame_duck_duration, lame_duck_grace_period).
+	// bytes; it must not repeat a key this package writes (server_name,
+	// listen, tls, jetstream, operator, system_account, resolver,
+	// resolver_preload, lame_duck_duration, lame_duck_grace_period, and for
+	// a cluster's nodes http and cluster).
 	Extra string
 	// Log receives a copy of the server's log, whole lines at a time
 	// (cut at [MaxLogLine]); nil means none. Writes happen on the goroutine
-	// that copies the child's output, so Log must not block for long.
+	// that copies the child's output, so Log must not block for long. A
+	// cluster's nodes write one line at a time each after its node's name
+	// (see [StartCluster]).
 	Log io.Writer
 }
 

@@ -74,6 +74,21 @@ func (p *process) waitReady(ctx context.Context) error {
 	}
 }
 
+// waitRoutes waits for the route listener marker, which the server's
+// routing goroutine may log after readiness, the end of the process or the
+// end of ctx; it kills the process unless the marker came.
+func (p *process) waitRoutes(ctx context.Context) error {
+	select {
+	case <-p.sink.routes:
+		return nil
+	case <-p.done:
+		return fmt.Errorf("%w: %w", ErrExited, p.err)
+	case <-ctx.Done():
+		p.kill()
+		return fmt.Errorf("broker: waiting for the route listener: %w", ctx.Err())
+	}
+}
+
 // exited reports whether the process has been reaped.
 func (p *process) exited() bool {
 	select {

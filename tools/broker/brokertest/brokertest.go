@@ -37,3 +37,31 @@ func Start(t testing.TB, opts broker.Options) *broker.Broker {
 	})
 	return b
 }
+
+// StartCluster starts a cluster of n nodes with opts (Dir defaults to
+// t.TempDir()), formed: every node ready and a JetStream meta leader that
+// counts each as a current peer. It registers a cleanup that closes the
+// cluster; when the test failed, the cleanup logs the tail of each node's
+// log first. StartCluster fails the test at once if the cluster cannot
+// start or form.
+func StartCluster(t testing.TB, opts broker.Options, n int) *broker.Cluster {
+	t.Helper()
+	if opts.Dir == "" {
+		opts.Dir = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), StartTimeout)
+	defer cancel()
+	c, err := broker.StartCluster(ctx, opts, n)
+	if err != nil {
+		t.Fatalf("brokertest: starting the cluster: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("brokertest: node logs (last %d bytes of each at most):\n%s", broker.MaxLogBytes, c.Logs())
+		}
+		if err := c.Close(); err != nil {
+			t.Errorf("brokertest: closing the cluster: %v", err)
+		}
+	})
+	return c
+}
