@@ -6,6 +6,12 @@
 //
 //	go run ./tools/broker/cmd/broker -tenants demo,other -handshake first
 //	go run ./tools/broker/cmd/broker -sync always -lame-duck-grace 1s
+//	go run ./tools/broker/cmd/broker -cluster 3
+//
+// -cluster N starts N nodes (2 to 5) routed into one JetStream cluster
+// instead of one broker, all with the same accounts, certificate and
+// server name, and prints each node's name, pid, client address and HTTP
+// monitor once a meta leader is elected.
 //
 // -sync sets JetStream's sync_interval ("always" or a duration) and
 // -lame-duck-grace the grace period of lame duck mode, which

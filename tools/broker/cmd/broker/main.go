@@ -26,7 +26,7 @@ func main() {
 const startTimeout = 3 * time.Minute
 
 func run(args []string, stdout, stderr io.Writer) error {
-	opts, err := parseOptions(args, stderr)
+	opts, nodes, err := parseOptions(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -34,8 +34,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	if nodes > 0 {
+		c, err := broker.StartCluster(startCtx, opts, nodes)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if err := describeCluster(startCtx, stdout, c); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		fmt.Fprintln(stdout, "stopping the cluster and removing", c.Dir())
+		return c.Close()
+	}
 	b, err := broker.Start(startCtx, opts)
-	cancel()
 	if err != nil {
 		return err
 	}
@@ -49,12 +62,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return b.Close()
 }
 
-// parseOptions turns the command line into broker options; the broker
-// validates them when it starts. Usage and flag errors go to stderr, and
-// with -v so does the server log.
-func parseOptions(args []string, stderr io.Writer) (broker.Options, error) {
+// parseOptions turns the command line into broker options and the number
+// of cluster nodes (0: one broker); the broker validates them when it
+// starts. Usage and flag errors go to stderr, and with -v so does the
+// server log.
+func parseOptions(args []string, stderr io.Writer) (broker.Options, int, error) {
 	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	nodes := fs.Int("cluster", 0, fmt.Sprintf("start a cluster of this many nodes (%d to %d, such as %d) instead of one broker",
+		broker.MinClusterSize, broker.MaxClusterSize, broker.DefaultClusterSize))
 	tenants := fs.String("tenants", "demo", "comma-separated tenant account names")
 	handshake := fs.String("handshake", "first", `TLS mode: "first", "after-info", "auto" or a fallback delay such as "300ms"`)
 	serverName := fs.String("server-name", broker.DefaultServerName, "DNS name in the server certificate (its only SAN)")
@@ -64,7 +80,7 @@ func parseOptions(args []string, stderr io.Writer) (broker.Options, error) {
 	extra := fs.String("extra", "", "extra nats-server configuration, appended verbatim")
 	verbose := fs.Bool("v", false, "copy the server log to stderr")
 	if err := fs.Parse(args); err != nil {
-		return broker.Options{}, err
+		return broker.Options{}, 0, err
 	}
 	opts := broker.Options{
 		Tenants:             strings.Split(*tenants, ","),
@@ -78,12 +94,12 @@ func parseOptions(args []string, stderr io.Writer) (broker.Options, error) {
 	}
 	var err error
 	if opts.Handshake, opts.FallbackDelay, err = parseHandshake(*handshake); err != nil {
-		return broker.Options{}, err
+		return broker.Options{}, 0, err
 	}
 	if *verbose {
 		opts.Log = stderr
 	}
-	return opts, nil
+	return opts, *nodes, nil
 }
 
 func parseHandshake(s string) (broker.HandshakeMode, time.Duration, error) {
@@ -133,5 +149,45 @@ func describe(w io.Writer, b *broker.Broker) error {
 	fmt.Fprintf(w, "  openssl s_client -quiet -connect %s -servername %s -verify_hostname %s -CAfile %s\n",
 		addr, b.ServerName(), b.ServerName(), b.CAFile())
 	fmt.Fprintf(w, "Ctrl-C stops the broker and removes every file above.\n")
+	return nil
+}
+
+// describeCluster writes credential files and prints how to reach each
+// node of the cluster.
+func describeCluster(ctx context.Context, w io.Writer, c *broker.Cluster) error {
+	leader, err := c.WaitFormed(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "cluster %s: %d nodes of nats-server v%s, TLS %s, JetStream meta leader %s\n",
+		c.Name(), c.Size(), broker.ServerVersion, c.Handshake(), leader.Name())
+	for i, b := range c.Nodes() {
+		fmt.Fprintf(w, "  node %d %s (pid %d): client %s, monitor http://%s, store %s\n",
+			i, b.Name(), b.PID(), b.Addr(), b.MonitorAddr(), b.StoreDir())
+	}
+	fmt.Fprintf(w, "  server name of every node (the certificate's only SAN, send it as SNI): %s\n", c.ServerName())
+	fmt.Fprintf(w, "  CA certificate: %s\n", c.CAFile())
+	for _, tenant := range c.Tenants() {
+		admin, err := c.Admin(tenant)
+		if err != nil {
+			return err
+		}
+		path, err := c.WriteCreds(tenant+"-admin.creds", admin)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  tenant %s: account %s, admin creds %s\n", tenant, admin.Account, path)
+	}
+	sys, err := c.System()
+	if err != nil {
+		return err
+	}
+	path, err := c.WriteCreds("system.creds", sys)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  system account %s, creds %s\n", sys.Account, path)
+	fmt.Fprintf(w, "each node stops with kill -9 <pid>, pauses with kill -STOP <pid> (kill -CONT resumes), drains with kill -USR2 <pid>\n")
+	fmt.Fprintf(w, "Ctrl-C stops every node and removes every file above.\n")
 	return nil
 }

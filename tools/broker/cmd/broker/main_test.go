@@ -46,32 +46,35 @@ func TestParseOptions(t *testing.T) {
 		return o
 	}
 	for _, tc := range []struct {
-		name    string
-		args    []string
-		want    broker.Options
-		wantErr bool
+		name      string
+		args      []string
+		want      broker.Options
+		wantNodes int
+		wantErr   bool
 	}{
-		{"defaults", nil, base, false},
-		{"sync always", []string{"-sync", "always"}, with(func(o *broker.Options) { o.SyncInterval = "always" }), false},
-		{"sync interval", []string{"-sync", "2m"}, with(func(o *broker.Options) { o.SyncInterval = "2m" }), false},
-		{"lame duck grace", []string{"-lame-duck-grace", "1s"}, with(func(o *broker.Options) { o.LameDuckGracePeriod = time.Second }), false},
+		{"defaults", nil, base, 0, false},
+		{"cluster", []string{"-cluster", "3"}, base, 3, false},
+		{"bad cluster", []string{"-cluster", "three"}, broker.Options{}, 0, true},
+		{"sync always", []string{"-sync", "always"}, with(func(o *broker.Options) { o.SyncInterval = "always" }), 0, false},
+		{"sync interval", []string{"-sync", "2m"}, with(func(o *broker.Options) { o.SyncInterval = "2m" }), 0, false},
+		{"lame duck grace", []string{"-lame-duck-grace", "1s"}, with(func(o *broker.Options) { o.LameDuckGracePeriod = time.Second }), 0, false},
 		{"tenants and ack v2", []string{"-tenants", "a,b", "-ack-v2"}, with(func(o *broker.Options) {
 			o.Tenants = []string{"a", "b"}
 			o.Extra = "\nfeature_flags { js_ack_fc_v2: true }\n"
-		}), false},
+		}), 0, false},
 		{"fallback", []string{"-handshake", "300ms"}, with(func(o *broker.Options) {
 			o.Handshake, o.FallbackDelay = broker.HandshakeFallback, 300*time.Millisecond
-		}), false},
-		{"bad handshake", []string{"-handshake", "sometimes"}, broker.Options{}, true},
-		{"bad grace", []string{"-lame-duck-grace", "soon"}, broker.Options{}, true},
+		}), 0, false},
+		{"bad handshake", []string{"-handshake", "sometimes"}, broker.Options{}, 0, true},
+		{"bad grace", []string{"-lame-duck-grace", "soon"}, broker.Options{}, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseOptions(tc.args, io.Discard)
+			got, nodes, err := parseOptions(tc.args, io.Discard)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("parseOptions(%q) error %v, want error %v", tc.args, err, tc.wantErr)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("parseOptions(%q) (-want +got):\n%s", tc.args, diff)
+			if diff := cmp.Diff(tc.want, got); diff != "" || nodes != tc.wantNodes {
+				t.Errorf("parseOptions(%q): %d nodes (want %d), options (-want +got):\n%s", tc.args, nodes, tc.wantNodes, diff)
 			}
 		})
 	}
@@ -97,6 +100,34 @@ func TestDescribeWritesCreds(t *testing.T) {
 	for _, want := range []string{b.Addr().String(), b.ServerName(), b.CAFile()} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+func TestDescribeClusterWritesCreds(t *testing.T) {
+	c := brokertest.StartCluster(t, broker.Options{Tenants: []string{"demo"}}, broker.MinClusterSize)
+	var out bytes.Buffer
+	if err := describeCluster(t.Context(), &out, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"demo-admin.creds", "system.creds"} {
+		path := filepath.Join(c.Dir(), name)
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if st.Mode().Perm() != 0o600 || !strings.Contains(out.String(), path) {
+			t.Errorf("%s: mode %v, printed %v", name, st.Mode().Perm(), strings.Contains(out.String(), path))
+		}
+	}
+	want := []string{c.ServerName(), c.CAFile()}
+	for _, b := range c.Nodes() {
+		want = append(want, b.Name(), b.Addr().String(), b.MonitorAddr().String())
+	}
+	for _, w := range want {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q", w)
 		}
 	}
 }
