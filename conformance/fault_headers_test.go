@@ -195,11 +195,16 @@ func TestFaultUserHeaders(t *testing.T) {
 
 	// The over-cap message: refused at each of its max_deliver deliveries,
 	// each refusal closing the connection (one more dial each); then
-	// given up by the broker.
+	// given up by the broker. On a loaded machine a pull can also miss its
+	// bound (a connection failure, one more dial); besides binding 2's
+	// oversize refusals (which keep the connection), nothing else fails.
 	s := e.mon.Snapshot()
 	c0 := s.Bindings[e.bindingIndex(0, 0)]
-	if c0.Errors[trigger.ClassProtocol] != maxDeliver || c0.Failed != maxDeliver || s.Dials != 1+maxDeliver {
-		t.Errorf("binding 0 %+v, %d dials: want %d protocol failures and one dial after each", c0, s.Dials, maxDeliver)
+	if c0.Errors[trigger.ClassProtocol] != maxDeliver ||
+		c0.Failed != maxDeliver+c0.Errors[trigger.ClassConnection] ||
+		s.Totals.Failed != s.Totals.Errors[trigger.ClassProtocol]+s.Totals.Errors[trigger.ClassConnection]+s.Totals.Errors[trigger.ClassOversize] ||
+		s.Dials < 1+maxDeliver || s.Dials > 1+maxDeliver+s.Totals.Errors[trigger.ClassConnection]+s.Replaced {
+		t.Errorf("binding 0 %+v, %d dials: want %d protocol failures, one dial after each, and no other dial without a failed visit", c0, s.Dials, maxDeliver)
 	}
 	info := te.info(0)
 	if info.AckFloor.StreamSeq != behindOverCap || info.Delivered.ConsumerSeq != 2+maxDeliver+1 ||

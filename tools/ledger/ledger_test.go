@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -239,8 +240,8 @@ func TestWaitSettled(t *testing.T) {
 	}
 }
 
-// TestHealth: the baseline is met at once when nothing changed, and a
-// goroutine left running past ctx is reported.
+// TestHealth: the baseline is met at once when nothing changed, and
+// goroutines left running past ctx are reported.
 func TestHealth(t *testing.T) {
 	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
 	if err != nil {
@@ -251,9 +252,14 @@ func TestHealth(t *testing.T) {
 	if err := h.Wait(t.Context(), time.Millisecond); err != nil {
 		t.Fatalf("Wait with nothing changed: %v", err)
 	}
+	// Sixteen goroutines left running: more than any of the test
+	// framework's own that may end meanwhile.
+	const left = 16
 	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() { <-stop; close(done) }()
+	var wg sync.WaitGroup
+	for range left {
+		wg.Go(func() { <-stop })
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
 	var he *ledger.HealthError
@@ -261,7 +267,7 @@ func TestHealth(t *testing.T) {
 		t.Errorf("Wait with a goroutine left = %v", err)
 	}
 	close(stop)
-	<-done
+	wg.Wait()
 	if err := h.Wait(t.Context(), time.Millisecond); err != nil {
 		t.Errorf("Wait after it ended: %v", err)
 	}
