@@ -38,9 +38,9 @@ $(BROKER): go.mod go.sum
 
 unit:
 	$(GO) test -race -count=1 -timeout 12m ./...
-	# conn's fake-server tests again over the runtime's network poller (the
-	# path of other platforms and of dialers returning no TCP socket)
-	$(GO) test -race -count=1 -timeout 5m ./conn -args -poller
+	# conn's fake-server tests again over the thread socket (the opt-in
+	# Config.ThreadSocket on Linux)
+	$(GO) test -race -count=1 -timeout 5m ./conn -args -thread-socket
 
 conformance: broker
 	$(GO) test -race -count=1 -run '^TestTrigger' ./conformance/

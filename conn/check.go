@@ -52,6 +52,9 @@ func (c *Conn) Check(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// ctx's end interrupts a wait of the probe (see canceller), which
+	// otherwise lasts at most CheckDrainWait.
+	c.cancel.watch(ctx, c.raw)
 	c.rd.limit, _ = ctx.Deadline()
 	c.rd.until = time.Time{}
 	var ctl control

@@ -115,17 +115,21 @@ type Config struct {
 	// MinReadCap to parser.MaxHeaderBlock bytes; zero means
 	// parser.MaxHeaderBlock.
 	MaxHeader int
-	// Dialer opens the socket; nil means a zero net.Dialer. On Linux a
-	// *net.TCPConn it returns is taken over (see the package documentation,
-	// Waiting): Dial closes it and keeps a duplicate of its descriptor, so
-	// the caller must not keep and use or close it; the Conn's Close
-	// closes the connection.
+	// Dialer opens the socket; nil means a zero net.Dialer. With
+	// ThreadSocket on Linux a *net.TCPConn it returns is taken over (see
+	// the package documentation, Thread socket): Dial closes it and keeps a
+	// duplicate of its descriptor, so the caller must not keep and use or
+	// close it; the Conn's Close closes the connection.
 	Dialer Dialer
-	// RuntimePoller keeps the socket in the Go runtime's network poller, as
-	// on other platforms, instead of serving it from the calling thread
-	// (see Waiting): for a program that runs many connections at the same
-	// time and must not hold an OS thread per waiting request.
-	RuntimePoller bool
+	// ThreadSocket, on Linux, takes the socket out of the Go runtime's
+	// network poller and waits for it in ppoll(2) on the calling thread
+	// (see the package documentation, Thread socket): less client CPU per
+	// request, at the price of net.Conn's contracts for other goroutines:
+	// ctx's end, Close and SetDeadline from another goroutine do not wake
+	// a read or write that waits, which then ends at its own deadline. Off
+	// (the default), and on other platforms, the runtime's poller serves
+	// the socket.
+	ThreadSocket bool
 	// Rand is the source of the inbox prefix; nil means crypto/rand.
 	Rand io.Reader
 }

@@ -22,6 +22,8 @@ type Conn struct {
 	p     *parser.Parser
 	wbuf  []byte // fixed capacity, see writeBufferSize
 	inbox inbox
+	// cancel makes a caller's context interrupt the socket (see canceller).
+	cancel canceller
 
 	maxPayload int // Config.MaxPayload, message bytes of a request or reply
 	serverMax  int // INFO max_payload: header block and payload of a publish
@@ -38,6 +40,7 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.cancel.unwatch()
 	clear(c.wbuf[:cap(c.wbuf)])
 	c.wbuf = nil
 	c.p, c.rd.p = nil, nil
@@ -72,6 +75,12 @@ func (c *Conn) Inbox() string { return c.inbox.base[:len(c.inbox.base)-1] }
 func (c *Conn) fail(cause error) error {
 	_ = c.Close()
 	return &ClosedError{Err: normalise(cause)}
+}
+
+// failCtx is fail for a call under ctx: a timeout caused by ctx's end (see
+// canceller) is reported as ctx's error.
+func (c *Conn) failCtx(ctx context.Context, cause error) error {
+	return c.fail(interrupted(ctx, cause))
 }
 
 // normalise maps socket-level causes onto what callers match: a deadline

@@ -29,8 +29,11 @@ import (
 //     and no_responders on, echo off), the inbox SUB and PING in one write,
 //     then PONG (and, from servers since 2.12, the INFO that follows it).
 //
-// ctx must carry a deadline (ErrNoDeadline); it bounds the whole handshake.
-// Failures after the checks are *HandshakeError, with the socket closed.
+// ctx must carry a deadline (ErrNoDeadline); it bounds the whole handshake,
+// and its end interrupts whichever step is waiting (the socket's deadline
+// is set in the past, see the package documentation, Deadlines): that step
+// fails with ctx's error. Failures after the checks are *HandshakeError,
+// with the socket closed.
 func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	v, err := cfg.validate()
 	if err != nil {
@@ -57,6 +60,9 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		}
 		return nil, err
 	}
+	// The caller may end ctx now that Dial returned: that must not touch
+	// the idle socket.
+	h.c.cancel.unwatch()
 	return h.c, nil
 }
 
@@ -82,7 +88,7 @@ func (h *handshake) run(ctx context.Context) error {
 	}
 	for _, s := range steps {
 		if err := s.fn(ctx); err != nil {
-			return &HandshakeError{Step: s.step, Err: normalise(err)}
+			return &HandshakeError{Step: s.step, Err: normalise(interrupted(ctx, err))}
 		}
 	}
 	return nil
@@ -100,7 +106,7 @@ func (h *handshake) dial(ctx context.Context) error {
 		}
 		return err
 	}
-	if !h.v.RuntimePoller {
+	if h.v.ThreadSocket {
 		if raw, err = threadSocketOf(raw); err != nil {
 			return err
 		}
@@ -112,11 +118,18 @@ func (h *handshake) dial(ctx context.Context) error {
 			return ErrWrongPeer
 		}
 	}
-	return raw.SetDeadline(h.deadline)
+	// From here ctx's end interrupts the handshake (see canceller), until
+	// Dial returns.
+	h.c.cancel.watch(ctx, raw)
+	if err := raw.SetDeadline(h.deadline); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // tls runs the client handshake with Handshake, not HandshakeContext: the
-// socket deadline bounds it and no goroutine is started to watch ctx.
+// socket deadline bounds it, and the registration made at StepDial makes
+// ctx's end interrupt it, without a goroutine started to watch ctx.
 func (h *handshake) tls(context.Context) error {
 	cfg := &tls.Config{
 		ServerName: h.v.ServerName,

@@ -10,11 +10,12 @@ import (
 )
 
 // TestDialTakesOverTCP: on Linux, Dial serves a *net.TCPConn its dialer
-// returns from the calling thread unless Config.RuntimePoller is set; a
-// request works either way. (The other fake-server tests take the socket
-// over in their own dialer, under the wrapper that records it.)
+// returns from the calling thread when Config.ThreadSocket is set, and
+// leaves it in the runtime's poller otherwise; a request works either
+// way. (The other fake-server tests take the socket over in their own
+// dialer, under the wrapper that records it, with -thread-socket.)
 func TestDialTakesOverTCP(t *testing.T) {
-	for _, poller := range []bool{false, true} {
+	for _, thread := range []bool{false, true} {
 		f := startFake(t, fakeserver.Config{Script: script(
 			greet(infoJSON),
 			expectPub("1", "q"),
@@ -22,24 +23,24 @@ func TestDialTakesOverTCP(t *testing.T) {
 		)})
 		cfg := f.config(t)
 		cfg.Dialer = (&net.Dialer{}).DialContext
-		cfg.RuntimePoller = poller
+		cfg.ThreadSocket = thread
 		ctx, cancel := context.WithTimeout(t.Context(), dialWithin)
 		c, err := conn.Dial(ctx, cfg)
 		cancel()
 		if err != nil {
-			t.Fatalf("RuntimePoller %v: Dial: %v", poller, err)
+			t.Fatalf("ThreadSocket %v: Dial: %v", thread, err)
 		}
-		if got := conn.ThreadSocketInUse(c); got == poller {
-			t.Errorf("RuntimePoller %v: thread socket in use %v", poller, got)
+		if got := conn.ThreadSocketInUse(c); got != thread {
+			t.Errorf("ThreadSocket %v: thread socket in use %v", thread, got)
 		}
 		if r, err := request(t, c, "q"); err != nil || string(r.Payload) != "a" {
-			t.Fatalf("RuntimePoller %v: request %q, %v", poller, r.Payload, err)
+			t.Fatalf("ThreadSocket %v: request %q, %v", thread, r.Payload, err)
 		}
 		if err := c.Close(); err != nil {
 			t.Fatalf("Close: %v", err)
 		}
 		if rec := f.session(t); rec.Err != nil {
-			t.Errorf("RuntimePoller %v: script: %v", poller, rec.Err)
+			t.Errorf("ThreadSocket %v: script: %v", thread, rec.Err)
 		}
 	}
 }

@@ -19,55 +19,71 @@
 //   - info.go: the few INFO fields the connection reads; everything that
 //     could steer it elsewhere is ignored.
 //   - inbox.go: the random inbox prefix and per-request reply tokens.
-//   - request.go: Request, RequestBytes, RequestDelivery and Reply.
+//   - request.go: Request, RequestBytes, RequestDelivery, Exchange, Call
+//     and Reply.
 //   - check.go: Check, a cheap staleness probe for an idle pooled
 //     connection; peek_unix.go and peek_other.go: the non-blocking look at
 //     the socket it starts with.
+//   - cancel.go: the context's end interrupting the socket (see
+//     Deadlines).
 //   - conn.go: Conn, Close, accessors and the reader the parser reads.
-//   - sock_linux.go, sock_other.go: the thread socket (see Waiting).
+//   - sock_linux.go, sock_other.go: the opt-in thread socket (see Thread
+//     socket).
 //   - errors.go: sentinels, ErrKind, ServerError, Step, HandshakeError,
 //     AddressError and ClosedError.
 //
 // # Deadlines
 //
-// Dial and Request need a context with a deadline (ErrNoDeadline otherwise):
-// with no goroutine of its own, the connection bounds every blocking read
-// and write by setting that deadline on the socket. A context cancelled
-// without a deadline is noticed between frames. A request whose deadline
-// expires closes the connection, so no late reply can ever be taken for the
-// answer to a later request.
+// Dial and Request need a context with a deadline (ErrNoDeadline
+// otherwise); Exchange takes its deadline as an argument. With no
+// goroutine of its own, the connection bounds every blocking read and
+// write by setting that deadline on the socket. A request whose deadline
+// expires closes the connection, so no late reply can ever be taken for
+// the answer to a later request.
 //
-// # Waiting
+// The end of the caller's context interrupts a wait at once, whatever the
+// server or the link does: a context.AfterFunc sets a deadline in the
+// past on the socket (net.Conn's SetDeadline works from any goroutine),
+// the blocked read or write returns, and the call reports ctx's error. A
+// request interrupted that way closes the connection, as a passed
+// deadline does; a context already done before anything is written
+// leaves it usable. The registration is kept for the next request under
+// a context with the same Done channel and stopped by one with another,
+// or by Close, so a request allocates nothing for it; once stopped, it
+// cannot touch the socket.
 //
-// On Linux, Dial takes the TCP socket its dialer returns out of the Go
-// runtime's network poller: the descriptor is duplicated, the original
-// closed, and every wait for input (or for room to write) is a ppoll(2) in
-// a blocking system call on the calling goroutine's thread, bounded by the
-// deadline. A request is one write and a wait for one reply, so the poller
-// would only add its costs: parking the goroutine, epoll wake-ups, the
-// scheduler's search for work. Without them a visit of the pull profile
-// costs the client about a fifth less CPU and completes sooner
-// (docs/BENCHMARKS.md, "Pull loop"). While it waits, the goroutine keeps
-// its processor (P) in the system call, where the scheduler cannot use it
-// for timers or other goroutines (it takes it back only when its monitor
-// notices): so after every wait that blocked, Read yields once
-// (runtime.Gosched), which gives the scheduler the turn a park would have
-// given; the program's other goroutines see their timers as punctual as
-// beside the poller.
+// # Thread socket
 //
-// What it means for the program: each Dial, request or Check waiting at a
-// given moment holds an OS thread blocked in the kernel (the trigger
-// runtime waits on one connection at a time per running Run), and the Go
-// runtime keeps the threads it made at their peak. A program that runs
-// many connections at the same time must stay within its thread limits
+// By default the socket stays in the Go runtime's network poller, on every
+// platform, and keeps net.Conn's contracts: Close and deadlines work from
+// any goroutine, which crypto/tls and the cancellation above rely on.
+//
+// Config.ThreadSocket opts out on Linux: Dial takes the TCP socket its
+// dialer returns out of the poller (the descriptor is duplicated, the
+// original closed), and every wait for input (or for room to write) is a
+// ppoll(2) in a blocking system call on the calling goroutine's thread,
+// bounded by the deadline. A request is one write and a wait for one
+// reply, so the poller's parking, epoll wake-ups and the scheduler's
+// search for work cost more than they buy: a visit of the pull profile
+// cost the client about a fifth less CPU that way (docs/BENCHMARKS.md,
+// "Pull loop"). While it waits, the goroutine keeps its processor (P) in
+// the system call, so after every wait that blocked, Read yields once
+// (runtime.Gosched), giving the scheduler the turn a park would have
+// given.
+//
+// What the opt-in gives up: a deadline set from another goroutine takes
+// effect at the next wait, not the one in progress, so a context's end (and
+// crypto/tls's HandshakeContext) does not interrupt a waiting Dial,
+// request or Check, which ends at its own deadline; Close must not be
+// called from another goroutine while a call waits. Each waiting call
+// holds an OS thread blocked in the kernel, and the Go runtime keeps the
+// threads it made at their peak: a program that runs many connections at
+// the same time must stay within its thread limits
 // (runtime/debug.SetMaxThreads, 10,000 by default; a container's pids
-// limit) or set Config.RuntimePoller, which keeps the poller. A dialer's
-// *net.TCPConn is closed by Dial (see Config.Dialer), and a waiting
-// request cannot be interrupted by closing anything from another goroutine
-// (Conn is not for concurrent use anyway; its deadline bounds every wait).
-// A dialer returning something other than a *net.TCPConn, Config.
-// RuntimePoller and other platforms keep the runtime's poller; requests,
-// deadlines and errors behave the same either way.
+// limit). A dialer's *net.TCPConn is closed by Dial (see Config.Dialer). A
+// dialer returning something other than a *net.TCPConn, and other
+// platforms, keep the runtime's poller; requests, deadlines and errors
+// behave the same either way.
 //
 // # Memory
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/latent-systems/latent-nats/parser"
 	"github.com/latent-systems/latent-nats/wire"
@@ -56,16 +57,24 @@ func (r *Reply) HeaderValue(key string) ([]byte, bool) {
 //   - a refused subject, header or size: an error matching
 //     ErrInvalidRequest or ErrTooLarge before any byte is written; the
 //     connection stays usable;
+//   - ctx already done before any byte is written: ctx's error, and the
+//     connection stays usable;
 //   - anything else closes the connection and returns a *ClosedError:
-//     the deadline (context.DeadlineExceeded), a cancelled ctx (noticed
-//     between frames), a message for another subscription or reply subject
-//     (ErrForeignFrame), any other -ERR (*ServerError), a malformed or
-//     oversized frame (the parser's sentinels), too many control frames
-//     (ErrControlFlood), the server closing (ErrServerClosed).
+//     the deadline (context.DeadlineExceeded), ctx's end while the request
+//     is written or awaited (ctx's error: it interrupts a blocked read or
+//     write at once, see the package documentation, Deadlines), a message
+//     for another subscription or reply subject (ErrForeignFrame), any
+//     other -ERR (*ServerError), a malformed or oversized frame (the
+//     parser's sentinels), too many control frames (ErrControlFlood), the
+//     server closing (ErrServerClosed).
 //
 // ctx must carry a deadline (ErrNoDeadline).
 func (c *Conn) Request(ctx context.Context, subject string, header, payload []byte) (Reply, error) {
-	return exchange(ctx, c, subject, header, payload, false)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return Reply{}, ErrNoDeadline
+	}
+	return exchange(ctx, c, deadline, subject, header, payload, false)
 }
 
 // RequestBytes is Request with the subject given as bytes, for a caller
@@ -73,7 +82,11 @@ func (c *Conn) Request(ctx context.Context, subject string, header, payload []by
 // are read during the call only, copied into the write buffer before
 // anything is written, and never retained.
 func (c *Conn) RequestBytes(ctx context.Context, subject []byte, header, payload []byte) (Reply, error) {
-	return exchange(ctx, c, subject, header, payload, false)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return Reply{}, ErrNoDeadline
+	}
+	return exchange(ctx, c, deadline, subject, header, payload, false)
 }
 
 // RequestDelivery is Request for a request whose answer may also be a
@@ -85,18 +98,48 @@ func (c *Conn) RequestBytes(ctx context.Context, subject []byte, header, payload
 // (strictly sequential calls, a missed deadline closes it), so a forwarded
 // message can only answer this one.
 func (c *Conn) RequestDelivery(ctx context.Context, subject string, header, payload []byte) (Reply, error) {
-	return exchange(ctx, c, subject, header, payload, true)
-}
-
-// exchange is the one request/reply of Request, RequestBytes and
-// RequestDelivery, for a subject given as a string or as bytes.
-func exchange[S wire.Text](ctx context.Context, c *Conn, subject S, header, payload []byte, forwarded bool) (Reply, error) {
-	if c.closed {
-		return Reply{}, ErrClosed
-	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		return Reply{}, ErrNoDeadline
+	}
+	return exchange(ctx, c, deadline, subject, header, payload, true)
+}
+
+// Call is one request for Exchange.
+type Call struct {
+	// Subject is where the request is published. Its bytes are read
+	// during the call only, copied into the write buffer before anything
+	// is written, and never retained.
+	Subject []byte
+	// Header, when not empty, is the raw header block (the request is an
+	// HPUB); Payload is the body.
+	Header  []byte
+	Payload []byte
+	// Delivery accepts as the answer a message forwarded to the reply
+	// subject under its own subject, as RequestDelivery does.
+	Delivery bool
+}
+
+// Exchange is Request with its bound given explicitly: the request ends
+// by deadline, or by ctx's deadline when ctx has an earlier one, and ctx's
+// end interrupts it as it does Request. ctx need not carry a deadline; a
+// zero deadline is ErrNoDeadline. Outcomes are Request's.
+func (c *Conn) Exchange(ctx context.Context, deadline time.Time, call Call) (Reply, error) {
+	if deadline.IsZero() {
+		return Reply{}, ErrNoDeadline
+	}
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	return exchange(ctx, c, deadline, call.Subject, call.Header, call.Payload, call.Delivery)
+}
+
+// exchange is the one request/reply of Request, RequestBytes,
+// RequestDelivery and Exchange, for a subject given as a string or as
+// bytes, bounded by deadline and interrupted by ctx's end.
+func exchange[S wire.Text](ctx context.Context, c *Conn, deadline time.Time, subject S, header, payload []byte, forwarded bool) (Reply, error) {
+	if c.closed {
+		return Reply{}, ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return Reply{}, err
@@ -110,17 +153,26 @@ func exchange[S wire.Text](ctx context.Context, c *Conn, subject S, header, payl
 		c.inbox.unnext() // never written: the token stays unused
 		return Reply{}, err
 	}
+	// ctx's end sets a passed deadline on the socket (see canceller). It
+	// is registered before the request's own deadline is set and ctx is
+	// checked after it: an end before the check is seen here, one after it
+	// interrupts the write or the wait for the reply.
+	c.cancel.watch(ctx, c.raw)
 	if err := c.tls.SetDeadline(deadline); err != nil {
 		return Reply{}, c.fail(err)
 	}
+	if err := ctx.Err(); err != nil {
+		c.inbox.unnext()
+		return Reply{}, err
+	}
 	if _, err := c.tls.Write(out); err != nil {
-		return Reply{}, c.fail(err)
+		return Reply{}, c.failCtx(ctx, err)
 	}
 	var ctl control
 	for range MaxControlFramesPerExchange + 1 {
 		f, err := c.p.Next()
 		if err != nil {
-			return Reply{}, c.fail(err)
+			return Reply{}, c.failCtx(ctx, err)
 		}
 		switch f.Op {
 		case parser.OpMsg, parser.OpHMsg:
@@ -153,7 +205,7 @@ func exchange[S wire.Text](ctx context.Context, c *Conn, subject S, header, payl
 			return Reply{}, &ServerError{Kind: kind}
 		}
 		if err := ctl.handle(c, f); err != nil {
-			return Reply{}, c.fail(err)
+			return Reply{}, c.failCtx(ctx, err)
 		}
 		if err := ctx.Err(); err != nil {
 			return Reply{}, c.fail(err)

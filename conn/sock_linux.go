@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -26,13 +27,38 @@ import (
 // removed from the poller's epoll set); it stays non-blocking. Deadlines
 // are the socket's own: Read and Write return os.ErrDeadlineExceeded once
 // theirs has passed, which, as the poller's timeout, leaves a crypto/tls
-// connection usable for a later read. Like Conn, it is not for concurrent
-// use; Close is idempotent.
+// connection usable for a later read.
+//
+// It does not keep net.Conn's contract for other goroutines (which is why
+// Config.ThreadSocket is an opt-in): a deadline set from another goroutine
+// is stored safely but takes effect at the next wait, not the one in
+// progress, so neither it nor a context's end (see canceller) wakes a
+// Read or Write already waiting, which ends at the deadline it started
+// with; and Close must not be called while a Read or Write is in progress
+// (TestThreadSocketForeignDeadline pins the first). Close is idempotent.
 type threadSocket struct {
 	fd           int // -1 once closed
 	laddr, raddr net.Addr
-	rdl, wdl     time.Time
+	rdl, wdl     atomic.Int64 // deadlines in Unix nanoseconds, 0 when none
 	cleanup      runtime.Cleanup
+}
+
+// storeDeadline stores t in d: 0 for the zero time.
+func storeDeadline(d *atomic.Int64, t time.Time) {
+	if t.IsZero() {
+		d.Store(0)
+		return
+	}
+	d.Store(t.UnixNano())
+}
+
+// loadDeadline is the deadline stored in d.
+func loadDeadline(d *atomic.Int64) time.Time {
+	n := d.Load()
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
 }
 
 // yieldAfter is how long a wait for input must have taken for Read to
@@ -89,17 +115,18 @@ func (s *threadSocket) LocalAddr() net.Addr  { return s.laddr }
 func (s *threadSocket) RemoteAddr() net.Addr { return s.raddr }
 
 func (s *threadSocket) SetDeadline(t time.Time) error {
-	s.rdl, s.wdl = t, t
+	storeDeadline(&s.rdl, t)
+	storeDeadline(&s.wdl, t)
 	return nil
 }
 
 func (s *threadSocket) SetReadDeadline(t time.Time) error {
-	s.rdl = t
+	storeDeadline(&s.rdl, t)
 	return nil
 }
 
 func (s *threadSocket) SetWriteDeadline(t time.Time) error {
-	s.wdl = t
+	storeDeadline(&s.wdl, t)
 	return nil
 }
 
@@ -126,7 +153,7 @@ func (s *threadSocket) Read(p []byte) (int, error) {
 	}
 	for {
 		start := time.Now()
-		if err := wait(s.fd, unix.POLLIN, s.rdl); err != nil {
+		if err := wait(s.fd, unix.POLLIN, loadDeadline(&s.rdl)); err != nil {
 			return 0, s.opError("read", err)
 		}
 		// A wait that blocked kept this goroutine's processor in a system
@@ -160,7 +187,7 @@ func (s *threadSocket) Write(p []byte) (int, error) {
 	}
 	// As with the runtime's poller, a passed deadline refuses the write
 	// even when the send buffer has room.
-	if !s.wdl.IsZero() && !time.Now().Before(s.wdl) {
+	if wdl := loadDeadline(&s.wdl); !wdl.IsZero() && !time.Now().Before(wdl) {
 		return 0, os.ErrDeadlineExceeded
 	}
 	w := 0
@@ -168,7 +195,7 @@ func (s *threadSocket) Write(p []byte) (int, error) {
 		n, err := unix.Write(s.fd, p[w:])
 		switch {
 		case err == unix.EAGAIN:
-			if err := wait(s.fd, unix.POLLOUT, s.wdl); err != nil {
+			if err := wait(s.fd, unix.POLLOUT, loadDeadline(&s.wdl)); err != nil {
 				return w, s.opError("write", err)
 			}
 		case err == unix.EINTR:
@@ -200,9 +227,13 @@ func (r threadRaw) Control(f func(fd uintptr)) error {
 	return nil
 }
 
-func (r threadRaw) Read(f func(fd uintptr) bool) error { return r.until(f, unix.POLLIN, r.s.rdl) }
+func (r threadRaw) Read(f func(fd uintptr) bool) error {
+	return r.until(f, unix.POLLIN, loadDeadline(&r.s.rdl))
+}
 
-func (r threadRaw) Write(f func(fd uintptr) bool) error { return r.until(f, unix.POLLOUT, r.s.wdl) }
+func (r threadRaw) Write(f func(fd uintptr) bool) error {
+	return r.until(f, unix.POLLOUT, loadDeadline(&r.s.wdl))
+}
 
 func (r threadRaw) until(f func(fd uintptr) bool, events int16, deadline time.Time) error {
 	for {

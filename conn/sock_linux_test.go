@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -441,4 +442,70 @@ func TestThreadSocketRawConn(t *testing.T) {
 	if err := rc.Read(func(uintptr) bool { calls++; return false }); !errors.Is(err, os.ErrDeadlineExceeded) || calls != 1 {
 		t.Fatalf("Read that must wait, past the deadline: %v after %d calls; want a timeout after 1", err, calls)
 	}
+}
+
+// inPpoll reports whether a thread of this process is blocked in ppoll(2),
+// from /proc (the Go runtime itself waits in epoll_pwait, futex and
+// nanosleep, never in ppoll; no other test of the package runs in
+// parallel).
+func inPpoll(t *testing.T) bool {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatalf("reading /proc/self/task: %v", err)
+	}
+	want := []byte(strconv.Itoa(unix.SYS_PPOLL) + " ")
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/syscall")
+		if err == nil && bytes.HasPrefix(b, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestThreadSocketForeignDeadline pins the contract the thread socket does
+// not keep, and the reason Config.ThreadSocket is an opt-in: a deadline
+// set from another goroutine while a Read waits (what a context's end does
+// through the canceller, and what crypto/tls's HandshakeContext does) does
+// not wake it; the Read ends at the deadline it started waiting with.
+// (Close from another goroutine during a Read is not allowed at all.) The
+// same call over the runtime's poller returns at once
+// (TestCancelInterruptsEveryPhase).
+func TestThreadSocketForeignDeadline(t *testing.T) {
+	s, _, _ := socketPair(t)
+	const wait = 300 * time.Millisecond
+	start := time.Now()
+	deadline := start.Add(wait)
+	if err := s.SetReadDeadline(deadline); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		err error
+		at  time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, err := s.Read(make([]byte, 8))
+		done <- result{err, time.Now()}
+	}()
+	// Set the past deadline only once the reader's thread is blocked in
+	// ppoll, bounded by the read's own deadline.
+	for !inPpoll(t) {
+		if time.Now().After(deadline) {
+			t.Fatal("the reader never blocked in ppoll before its deadline")
+		}
+		runtime.Gosched()
+	}
+	if err := s.SetDeadline(time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if !errors.Is(r.err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Read: %v, want a timeout", r.err)
+	}
+	if r.at.Before(deadline) {
+		t.Errorf("Read returned %v before its own deadline: a foreign deadline woke it, update the package documentation", deadline.Sub(r.at))
+	}
+	t.Logf("Read returned %v after it started, at its own deadline", r.at.Sub(start))
 }

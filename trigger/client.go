@@ -249,7 +249,7 @@ func (t *Triggers) connConfig(ts *tenantState) conn.Config {
 		MaxControlLine: t.cfg.MaxControlLineBytes,
 		MaxHeader:      t.cfg.MaxHeaderBytes,
 		Dialer:         t.pools.dialer,
-		RuntimePoller:  t.pools.poller,
+		ThreadSocket:   t.pools.thread,
 	}
 	if d.AllowNonPublic {
 		cfg.AllowNonPublic = d.Address.Addr()

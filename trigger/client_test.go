@@ -34,7 +34,7 @@ func TestConnConfig(t *testing.T) {
 		Addr, ServerName, Name, InboxPrefix   string
 		MaxPayload, MaxControlLine, MaxHeader int
 		SameCredential, AllowNonPublic        bool
-		RuntimePoller                         bool
+		ThreadSocket                          bool
 	}
 	for i, tn := range cfg.Tenants {
 		ts := &r.trig.tenants[i]
@@ -51,7 +51,7 @@ func TestConnConfig(t *testing.T) {
 			MaxPayload: got.MaxPayload, MaxControlLine: got.MaxControlLine, MaxHeader: got.MaxHeader,
 			SameCredential: got.Credential == r.creds[i].Secret,
 			AllowNonPublic: got.AllowNonPublic.IsValid() && got.AllowNonPublic == tn.Destination.Address.Addr(),
-			RuntimePoller:  got.RuntimePoller,
+			ThreadSocket:   got.ThreadSocket,
 		}
 		if diff := cmp.Diff(want, seen); diff != "" {
 			t.Errorf("tenant %s: connection config (-want +got):\n%s", tn.ID, diff)
@@ -59,11 +59,11 @@ func TestConnConfig(t *testing.T) {
 	}
 }
 
-// TestConnConfigRuntimePoller: PoolConfig.RuntimePoller reaches every
-// connection's configuration.
-func TestConnConfigRuntimePoller(t *testing.T) {
-	for _, poller := range []bool{false, true} {
-		pools, err := NewPools(PoolConfig{Limits: DefaultPoolLimits(), RuntimePoller: poller})
+// TestConnConfigThreadSocket: PoolConfig.ThreadSocket reaches every
+// connection's configuration; it is off by default.
+func TestConnConfigThreadSocket(t *testing.T) {
+	for _, thread := range []bool{false, true} {
+		pools, err := NewPools(PoolConfig{Limits: DefaultPoolLimits(), ThreadSocket: thread})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,8 +73,8 @@ func TestConnConfigRuntimePoller(t *testing.T) {
 			t.Fatalf("Install: %v", err)
 		}
 		for i := range trig.tenants {
-			if got := trig.connConfig(&trig.tenants[i]).RuntimePoller; got != poller {
-				t.Errorf("PoolConfig.RuntimePoller %v: tenant %d's connection has RuntimePoller %v", poller, i, got)
+			if got := trig.connConfig(&trig.tenants[i]).ThreadSocket; got != thread {
+				t.Errorf("PoolConfig.ThreadSocket %v: tenant %d's connection has ThreadSocket %v", thread, i, got)
 			}
 		}
 		trig.Close()

@@ -367,6 +367,12 @@ func TestStallEndsWithContext(t *testing.T) {
 	if line, err := bufio.NewReader(tlsConn).ReadString('\n'); err != nil || !strings.HasPrefix(line, "INFO ") {
 		t.Fatalf("INFO: %q, %v", line, err)
 	}
+	// The INFO was sent, so the script reaches Stall and says so.
+	select {
+	case <-s.Stalled():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stalled not closed after the steps before Stall")
+	}
 	// The session is still stalled: waiting for it with an expired
 	// context fails.
 	expired, cancelExpired := context.WithDeadline(t.Context(), time.Now())

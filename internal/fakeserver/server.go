@@ -96,6 +96,9 @@ type Server struct {
 	accepted atomic.Int64
 	slots    []*slot
 
+	stalled     chan struct{} // closed when a connection first reaches Stall
+	stalledOnce sync.Once
+
 	closeOnce sync.Once
 }
 
@@ -131,8 +134,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			MinVersion:   cfg.MinTLSVersion,
 			MaxVersion:   cfg.MaxTLSVersion,
 		},
-		cancel: cancel,
-		slots:  make([]*slot, cfg.MaxConns),
+		cancel:  cancel,
+		slots:   make([]*slot, cfg.MaxConns),
+		stalled: make(chan struct{}),
 	}
 	for i := range s.slots {
 		s.slots[i] = &slot{done: make(chan struct{})}
@@ -220,6 +224,12 @@ func (s *Server) RootCAs() *x509.CertPool {
 
 // CAPEM returns a copy of the CA certificate in PEM.
 func (s *Server) CAPEM() []byte { return append([]byte(nil), s.caPEM...) }
+
+// Stalled returns a channel closed once a connection's script has reached
+// a Stall step: every step before it is done (what it sent was written,
+// what it expected was read), so a client is waiting in the phase the
+// script stalls.
+func (s *Server) Stalled() <-chan struct{} { return s.stalled }
 
 // Accepted returns the number of connections accepted so far, served or
 // not.

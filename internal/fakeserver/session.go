@@ -195,6 +195,7 @@ func (ss *session) step(ctx context.Context, st Step) error {
 		}
 		return ioErr(err)
 	case StepStall:
+		ss.s.stalledOnce.Do(func() { close(ss.s.stalled) })
 		<-ctx.Done()
 		return nil
 	case StepHangup:
