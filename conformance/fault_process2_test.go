@@ -1,0 +1,276 @@
+package conformance_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/tools/broker"
+	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
+	"github.com/latent-systems/latent-nats/tools/faultproxy"
+	"github.com/latent-systems/latent-nats/tools/ledger"
+	"github.com/latent-systems/latent-nats/trigger"
+)
+
+// TestFaultKillDuringPull kills the broker (SIGKILL) while a pull is in
+// flight: the runtime dials through a fault proxy, and right before the
+// pull the proxy starts dropping everything the broker sends; once the
+// pull's bytes have passed to the broker and the broker's answer (the
+// message) has been read and dropped, the broker is killed. The broker
+// had delivered the message; the runtime never saw it: its pull fails at
+// its own bound with no delivery. The broker restarts on the same port
+// and file store and the message comes back (redelivered after its ack
+// wait when the crash kept the delivery, delivered afresh when it did
+// not) and runs once. Ledger: nothing lost, no re-execution, nothing
+// after a verified acknowledgement; the runtime back to its baseline.
+func TestFaultKillDuringPull(t *testing.T) {
+	for _, retention := range []string{"limits", "workqueue"} {
+		t.Run(retention, func(t *testing.T) {
+			t.Parallel()
+			var proxy *faultproxy.Proxy
+			e := trigStart(t, trigSpec{
+				tenants:   []string{"kill-pull"},
+				perTenant: []int{1},
+				storage:   "file",
+				retention: retention,
+				dialer: func(t *testing.T, b *broker.Broker) conn.Dialer {
+					p, err := faultproxy.Start(b.Addr())
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { _ = p.Close() })
+					proxy = p
+					return p.Dialer()
+				},
+			})
+			h := newProcHost(e)
+			health := ledger.NewHealth(e.pools)
+			target := e.publish(0, 0, argOK)
+			e.publish(0, 0, argOK)
+
+			type kill struct {
+				pulled, killed time.Time
+				dropped        int64 // bytes of the broker's answer dropped
+				step           int   // the position of the pull's step report
+				err            error
+			}
+			killed := make(chan kill, 1)
+			h.armBeforePull(func(trigger.BindingRef) {
+				// On the stepping goroutine: the pull is written when
+				// this returns.
+				before := proxy.Stats()
+				pulled := time.Now()
+				step := h.mark()
+				if err := proxy.Set(faultproxy.Down, faultproxy.Fault{Kind: faultproxy.Blackhole}); err != nil {
+					killed <- kill{err: err}
+					return
+				}
+				go func() {
+					ctx, cancel := context.WithTimeout(t.Context(), trigWait)
+					defer cancel()
+					s, err := proxy.Wait(ctx, func(s faultproxy.Stats) bool {
+						return s.Up.Forwarded > before.Up.Forwarded && s.Down.Dropped > before.Down.Dropped
+					})
+					if err == nil {
+						err = e.b.Kill()
+					}
+					killed <- kill{pulled: pulled, killed: time.Now(), dropped: s.Down.Dropped - before.Down.Dropped, step: step, err: err}
+				}()
+			})
+			run := e.runProc(t, h)
+			var k kill
+			select {
+			case k = <-killed:
+			case <-time.After(trigWait):
+				t.Fatalf("no pull within %v", trigWait)
+			}
+			if k.err != nil {
+				t.Fatalf("placing the kill: %v", k.err)
+			}
+			// The pull's step failed at the pull's bound without a
+			// delivery.
+			step := h.waitReport(t, "the pull's step", k.step, func(procReport) bool { return true })
+			if r := step.Report; r.Result != trigger.ResultFailed || r.Delivered != 0 {
+				t.Errorf("the pull's step %+v: want a failure without a delivery", r)
+			}
+			if err := proxy.Clear(faultproxy.Down); err != nil {
+				t.Fatal(err)
+			}
+			restart := e.restartBroker(t)
+			e.publish(0, 0, argOK)
+
+			v, _ := e.settle(t)
+			if err := run.stop(); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			checkVerdict(t, v, true)
+			if len(v.Reexecutions) != 0 || v.Executions != v.Published {
+				t.Errorf("re-executions %+v, %d executions of %d events: want each event run once", v.Reexecutions, v.Executions, v.Published)
+			}
+			t.Logf("killed %v after the pull was written, %d bytes of the answer dropped; the pull's step ended %v after it (%v); restart %v; the message ran with delivery counts %v",
+				k.killed.Sub(k.pulled), k.dropped, step.At.Sub(k.pulled), step.Report.Error, restart, runsOf(e.led, e.cfg.Bindings[0].ID, target))
+			// The link whose broker died under a blackhole stays open in
+			// the proxy (its end was dropped): reset it, it is not the
+			// runtime's.
+			proxy.Sever()
+			hctx, hcancel := context.WithTimeout(t.Context(), trigWait)
+			defer hcancel()
+			if err := health.Wait(hctx, faultTick); err != nil {
+				t.Errorf("after the scenario: %v", err)
+			}
+		})
+	}
+}
+
+// TestFaultKillAfterVerifiedAck kills the broker (SIGKILL) the moment the
+// runtime reports an acknowledgement verified, reads the consumer's state
+// file the dead process left, restarts the broker on the same port and
+// file store, and counts the events that ran again: re-executions after
+// a verified acknowledgement, the broker having lost an acknowledgement
+// it had confirmed. For file storage with limits and work-queue
+// retention, each with the server's default sync and with sync_interval
+// always, five trials each; a trial starts once the state file holds
+// every acknowledgement before it, so each trial loses at most its own.
+//
+// What nats-server v2.14.6 does (server/consumer.go processAck,
+// processAckMsgLocked, updateAcks; server/filestore.go
+// consumerFileStore.UpdateAcks, kickFlusher, flushLoop, writeState,
+// writeAtomicallyWithTemp; fileStore.removeMsgFromBlock,
+// msgBlock.writeMsgRecordLocked, flushPendingMsgsLocked; server/stream.go
+// ackMsg):
+//
+//   - limits retention: the ACK changes the consumer's state in memory and
+//     kicks its flusher, and the receipt is sent at once. The flusher
+//     writes the state file on its own goroutine, at most once per 100 ms
+//     per consumer, so the receipt reaches the client before the
+//     acknowledgement is in any file. sync_interval always only adds
+//     O_SYNC to that write; it stays asynchronous. A kill in that window
+//     loses the acknowledgement: the restarted broker delivers the event
+//     again.
+//   - work-queue retention: the ACK also removes the message from the
+//     stream before the receipt is sent, written to the message block on
+//     the acknowledging goroutine (a tombstone, or the block removed),
+//     and fsynced there under sync_interval always. A process crash after
+//     the receipt cannot bring the message back, whatever the consumer's
+//     state file says.
+//
+// Ledger: nothing lost in every setting. Limits retention: an event runs
+// again exactly when its acknowledgement was missing from the state file
+// the crash left, and every re-execution after a verified acknowledgement
+// is such an event; how many trials lose it depends on where the kill
+// lands in the flusher's 100 ms, so the count is logged, not asserted.
+// Work-queue retention: no re-execution after a verified acknowledgement.
+func TestFaultKillAfterVerifiedAck(t *testing.T) {
+	const trials = 5
+	tests := []struct {
+		name      string
+		retention string
+		sync      string // Options.SyncInterval
+		// durable: no re-execution after a verified acknowledgement.
+		durable bool
+		// byStateFile: an event runs again exactly when its
+		// acknowledgement was missing from the state file at the kill.
+		byStateFile bool
+	}{
+		{"limits/sync-default", "limits", "", false, true},
+		{"limits/sync-always", "limits", "always", false, true},
+		{"workqueue/sync-default", "workqueue", "", true, false},
+		{"workqueue/sync-always", "workqueue", "always", true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			const tenant = "kill-ack"
+			b := brokertest.Start(t, broker.Options{Tenants: []string{tenant}, SyncInterval: tc.sync})
+			e := trigInstall(t, b, trigSpec{tenants: []string{tenant}, perTenant: []int{1}, storage: "file", retention: tc.retention})
+			h := newProcHost(e)
+			run := e.runProc(t, h)
+			id := e.cfg.Bindings[0].ID
+
+			type kill struct {
+				r     trigger.StepReport
+				after time.Duration // from the step's start to the process gone
+				disk  diskState     // the state file the crash left
+				err   error
+			}
+			type trial struct {
+				seq    uint64
+				inFile bool // the acknowledgement was in the state file at the kill
+			}
+			var done []trial
+			for i := range trials {
+				if len(done) > 0 {
+					e.waitOnDisk(t, 0, 0, e.led.LastPublished(id))
+				}
+				killed := make(chan kill, 1)
+				h.armAfterStep(func(r trigger.StepReport) bool {
+					if !verifiedAck(r) {
+						return false
+					}
+					err := e.b.Kill()
+					k := kill{r: r, after: time.Since(r.At), err: err}
+					if err == nil {
+						k.disk, k.err = e.consumerOnDisk(0, 0)
+					}
+					killed <- k
+					return true
+				})
+				seq := e.publish(0, 0, argOK)
+				var k kill
+				select {
+				case k = <-killed:
+				case <-time.After(trigWait):
+					t.Fatalf("trial %d: no verified acknowledgement within %v", i, trigWait)
+				}
+				if k.err != nil {
+					t.Fatalf("trial %d: the kill: %v", i, k.err)
+				}
+				if k.r.StreamSeq != seq {
+					t.Fatalf("trial %d: verified acknowledgement of seq %d, want %d", i, k.r.StreamSeq, seq)
+				}
+				inFile := k.disk.AckFloor >= seq
+				done = append(done, trial{seq: seq, inFile: inFile})
+				restart := e.restartBroker(t)
+				// A probe event: a work-queue consumer whose state the
+				// crash rolled back shows its old ack floor, with
+				// nothing left to deliver, until its next
+				// acknowledgement.
+				probe := e.publish(0, 0, argOK)
+				took := e.settleQuiet(t)
+				// The broker applies an acknowledgement before the
+				// runtime reads its receipt: wait for the probe's
+				// report, so that the next trial's kill follows the
+				// next trial's acknowledgement.
+				h.waitReport(t, "the probe's acknowledgement", 0, func(r procReport) bool {
+					return r.Report.StreamSeq == probe && r.Report.Ack != trigger.AckNone
+				})
+				t.Logf("trial %d: seq %d verified, broker killed %v after the step began; state file at the kill %+v (acknowledgement in it: %v); restarted in %v; settled in %v; runs of seq %d: %v",
+					i, seq, k.after, k.disk, inFile, restart, took, seq, runsOf(e.led, id, seq))
+			}
+
+			v, _ := e.settle(t)
+			if err := run.stop(); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			checkVerdict(t, v, tc.durable)
+			if bad := causesOnly(v, ledger.CauseAfterVerified); len(bad) > 0 {
+				t.Errorf("re-executions %+v: want none but after a verified acknowledgement", bad)
+			}
+			missing, again := 0, 0
+			for _, tr := range done {
+				ranAgain := len(runsOf(e.led, id, tr.seq)) > 1
+				missing += boolInt(!tr.inFile)
+				again += boolInt(ranAgain)
+				if tc.byStateFile && ranAgain == tr.inFile {
+					t.Errorf("seq %d: acknowledgement in the state file at the kill %v, ran again %v: want it run again exactly when it was missing", tr.seq, tr.inFile, ranAgain)
+				}
+			}
+			if tc.byStateFile && len(v.AfterVerified) != missing {
+				t.Errorf("%d re-executions after a verified acknowledgement, want one per acknowledgement missing from the state file (%d)", len(v.AfterVerified), missing)
+			}
+			t.Logf("%s: %d of %d trials ran their event again after its verified acknowledgement and the kill; the acknowledgement was missing from the state file in %d; %d re-executions after a verified acknowledgement in all",
+				tc.name, again, trials, missing, len(v.AfterVerified))
+		})
+	}
+}
