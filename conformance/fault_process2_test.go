@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/latent-systems/latent-nats/tools/faultproxy"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
+	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
 
 // TestFaultKillDuringPull kills the broker (SIGKILL) while a pull is in
@@ -271,6 +273,114 @@ func TestFaultKillAfterVerifiedAck(t *testing.T) {
 			}
 			t.Logf("%s: %d of %d trials ran their event again after its verified acknowledgement and the kill; the acknowledgement was missing from the state file in %d; %d re-executions after a verified acknowledgement in all",
 				tc.name, again, trials, missing, len(v.AfterVerified))
+		})
+	}
+}
+
+// TestFaultPause stops the broker (SIGSTOP) right before the pull and
+// right before the acknowledgement (in the activation), and continues it
+// (SIGCONT) after a pause shorter than the pull's and the operation's
+// bounds (100 ms) and after one longer than both (1.5 s; the operation
+// timeout is 1 s, the pull's own bound 100 ms + 150 ms). A long pause
+// before the pull fails that pull at its bound with no delivery; a long
+// pause before the acknowledgement leaves it uncertain. Ledger: nothing
+// lost, nothing after a verified acknowledgement, any re-execution
+// explained by an uncertain or unsent acknowledgement. Logged: the pause
+// as measured and the time from the resume to the next verified
+// acknowledgement.
+func TestFaultPause(t *testing.T) {
+	const short, long = 100 * time.Millisecond, 1500 * time.Millisecond
+	// beforePull and beforeAck place fault right before the pull, or in
+	// the activation right before the acknowledgement, and return the
+	// argument of the event that meets it.
+	beforePull := func(e *trigEnv, h *procHost, fault func()) string {
+		h.armBeforePull(func(trigger.BindingRef) { fault() })
+		return argOK
+	}
+	beforeAck := func(e *trigEnv, h *procHost, fault func()) string {
+		var once sync.Once
+		e.setAction(func(context.Context, refhost.Call) error {
+			once.Do(fault)
+			return nil
+		})
+		return argActions
+	}
+	tests := []struct {
+		name  string
+		pause time.Duration
+		place func(e *trigEnv, h *procHost, fault func()) string
+		// step checks the report of the step the pause met; nil where
+		// its outcome depends on the scheduler (a short pause).
+		step func(r trigger.StepReport, target uint64) bool
+		want string
+	}{
+		{"pull/short", short, beforePull, nil, ""},
+		{"pull/long", long, beforePull, func(r trigger.StepReport, _ uint64) bool {
+			return r.Result == trigger.ResultFailed && r.Delivered == 0
+		}, "a failure at the pull's bound, no delivery"},
+		{"ack/short", short, beforeAck, nil, ""},
+		{"ack/long", long, beforeAck, func(r trigger.StepReport, target uint64) bool {
+			return r.StreamSeq == target && r.Ack == trigger.AckUncertain
+		}, "the event's acknowledgement uncertain"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := trigStart(t, trigSpec{tenants: []string{"pause"}, perTenant: []int{1}})
+			h := newProcHost(e)
+
+			type paused struct {
+				at, resumed time.Time
+				step        int // the position of the paused step's report
+				err         error
+			}
+			done := make(chan paused, 1)
+			// fault runs on the stepping goroutine; the resume runs on
+			// the timer's goroutine and reports on done.
+			fault := func() {
+				step := h.mark()
+				if err := e.b.Pause(); err != nil {
+					done <- paused{err: err}
+					return
+				}
+				at := time.Now()
+				time.AfterFunc(tc.pause, func() {
+					err := e.b.Resume()
+					done <- paused{at: at, resumed: time.Now(), step: step, err: err}
+				})
+			}
+			target := e.publish(0, 0, tc.place(e, h, fault))
+			e.publish(0, 0, argOK)
+			run := e.runProc(t, h)
+			var p paused
+			select {
+			case p = <-done:
+			case <-time.After(trigWait):
+				t.Fatalf("no pause within %v", trigWait)
+			}
+			if p.err != nil {
+				t.Fatalf("pause: %v", p.err)
+			}
+			step := h.waitReport(t, "the step of the pause", p.step, func(procReport) bool { return true })
+			resumed := h.waitReport(t, "a verified acknowledgement after the resume", p.step, func(r procReport) bool {
+				return verifiedAck(r.Report) && r.At.After(p.resumed)
+			})
+			e.publish(0, 0, argOK)
+
+			v, _ := e.settle(t)
+			if err := run.stop(); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			checkVerdict(t, v, true)
+			if bad := causesOnly(v, ledger.CauseUncertain, ledger.CauseNotSent); len(bad) > 0 {
+				t.Errorf("re-executions %+v: want only those of an uncertain or unsent acknowledgement", bad)
+			}
+			r := step.Report
+			if tc.step != nil && !tc.step(r, target) {
+				t.Errorf("the step of the pause %+v: want %s", r, tc.want)
+			}
+			t.Logf("paused %v; the step: %v, delivered %d, ack %v, class %v; next verified acknowledgement %v after the resume; the paused event ran with delivery counts %v; re-executions by cause:%s",
+				p.resumed.Sub(p.at), r.Result, r.Delivered, r.Ack, r.Error, resumed.At.Sub(p.resumed), runsOf(e.led, e.cfg.Bindings[0].ID, target), byCause(v))
 		})
 	}
 }

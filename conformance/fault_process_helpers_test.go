@@ -298,3 +298,17 @@ func causesOnly(v ledger.Verdict, allowed ...ledger.Cause) []ledger.Reexecution 
 	}
 	return bad
 }
+
+// byCause formats the verdict's re-executions by cause.
+func byCause(v ledger.Verdict) string {
+	s := ""
+	for c := ledger.Cause(1); int(c) <= ledger.NumCauses; c++ {
+		if n := v.ByCause[c]; n > 0 {
+			s += fmt.Sprintf(" %s %d;", c, n)
+		}
+	}
+	if s == "" {
+		return " none"
+	}
+	return s
+}
