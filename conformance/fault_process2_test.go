@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -383,4 +384,118 @@ func TestFaultPause(t *testing.T) {
 				p.resumed.Sub(p.at), r.Result, r.Delivered, r.Ack, r.Error, resumed.At.Sub(p.resumed), runsOf(e.led, e.cfg.Bindings[0].ID, target), byCause(v))
 		})
 	}
+}
+
+// TestFaultLameDuckRollingRestart drains the broker (lame duck mode with
+// a short grace period) and restarts it on the same port and file store,
+// twice in a row, while a publisher stores events at a steady bounded
+// rate (200/s offered) for two bindings. In lame duck mode nats-server
+// v2.14.6 (server/server.go lameDuckMode) closes its listener, shuts
+// JetStream down, then tells its clients (INFO "ldm":true), waits the
+// grace period and closes them. The step in flight when JetStream stops
+// fails (its acknowledgement uncertain, or its request unanswered until
+// the connection closes); the runtime drops that connection, its dials
+// are refused until the broker is back, and after each restart it
+// delivers again on one new connection. Ledger: nothing lost, nothing
+// after a verified acknowledgement (a graceful stop writes the
+// consumers' state: server/filestore.go consumerFileStore.Stop),
+// re-executions counted by cause. Logged: the delivered and stored rates
+// before, during and after, the time from each restart to the next
+// verified acknowledgement, how long each lame duck took, the runtime's
+// dials, replaced connections and failures while the broker drained.
+func TestFaultLameDuckRollingRestart(t *testing.T) {
+	t.Parallel()
+	const (
+		tenant  = "ldm"
+		grace   = 250 * time.Millisecond
+		events  = 1000
+		tick    = 5 * time.Millisecond // 200 events/s offered
+		workers = 2
+		steady  = 200 // events stored before each drain
+	)
+	b := brokertest.Start(t, broker.Options{Tenants: []string{tenant}, LameDuckGracePeriod: grace})
+	e := trigInstall(t, b, trigSpec{tenants: []string{tenant}, perTenant: []int{2}, storage: "file"})
+	h := newProcHost(e)
+	pub := newProcPublisher(t, e, 0, 2, events, workers, tick)
+	pctx, pcancel := context.WithTimeout(t.Context(), 3*trigWait)
+	t.Cleanup(func() {
+		pcancel()
+		_ = pub.wait()
+	})
+	run := e.runProc(t, h)
+	start := time.Now()
+	pub.start(pctx)
+
+	var drains, ups []time.Time
+	for round := range 2 {
+		want := pub.storedCount() + steady
+		trigEventually(t, "steady load", trigWait, func() bool { return pub.storedCount() >= want })
+		snap := e.mon.Snapshot()
+		mark := h.mark()
+		for _, te := range e.tenants {
+			_ = te.adm.c.Close() // not one more client for the drain to close
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), trigWait)
+		began := time.Now()
+		err := e.b.LameDuck(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("round %d: LameDuck: %v", round, err)
+		}
+		drained := time.Since(began)
+		restart := e.restartBroker(t)
+		up := time.Now()
+		next := h.waitReport(t, "a verified acknowledgement after the restart", mark, func(r procReport) bool {
+			return verifiedAck(r.Report) && r.At.After(up)
+		})
+		after := e.mon.Snapshot()
+		if after.Dials == snap.Dials {
+			t.Errorf("round %d: no dial across the drain and restart", round)
+		}
+		sys := newTrigSys(t, e.b)
+		if conns := sys.runtimeConns(e.tenants[0].account); len(conns) != 1 {
+			t.Errorf("round %d: %d runtime connections at the restarted broker, want 1", round, len(conns))
+		}
+		_ = sys.c.Close() // not a client for the next drain to close
+		classes := map[trigger.ErrorClass]int{}
+		for _, r := range h.reports(mark) {
+			if r.At.Before(up) && r.Report.Error != 0 {
+				classes[r.Report.Error]++
+			}
+		}
+		t.Logf("round %d: lame duck took %v, restart %v, next verified acknowledgement %v after it; dials %d, replaced %d; failures until the restart %v",
+			round, drained, restart, next.At.Sub(up), after.Dials-snap.Dials, after.Replaced-snap.Replaced, classes)
+		drains = append(drains, began)
+		ups = append(ups, next.At)
+	}
+	if err := pub.wait(); err != nil {
+		t.Fatal(err)
+	}
+	published := time.Now()
+	v, took := e.settle(t)
+	if err := run.stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	checkVerdict(t, v, true)
+	var ran []time.Time
+	for _, c := range e.callLog() {
+		ran = append(ran, c.At)
+	}
+	stored, failed := pub.storedTimes()
+	phases := []struct {
+		name     string
+		from, to time.Time
+	}{
+		{"before", start, drains[0]},
+		{"first drain to resume", drains[0], ups[0]},
+		{"between", ups[0], drains[1]},
+		{"second drain to resume", drains[1], ups[1]},
+		{"after", ups[1], published},
+	}
+	var rates string
+	for _, ph := range phases {
+		rates += fmt.Sprintf(" %s (%v) %.0f run, %.0f stored;", ph.name, ph.to.Sub(ph.from).Round(time.Millisecond), rate(ran, ph.from, ph.to), rate(stored, ph.from, ph.to))
+	}
+	t.Logf("events/s:%s %d publish attempts stored nothing; publishing took %v, settled %v later; re-executions by cause:%s",
+		rates, failed, published.Sub(start), took, byCause(v))
 }

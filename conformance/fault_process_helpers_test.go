@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -125,6 +127,16 @@ func (h *procHost) mark() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.log)
+}
+
+// reports returns a copy of the reports from position from on.
+func (h *procHost) reports(from int) []procReport {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if from > len(h.log) {
+		return nil
+	}
+	return append([]procReport(nil), h.log[from:]...)
 }
 
 // waitReport waits, within trigWait, for the first report at position
@@ -311,4 +323,170 @@ func byCause(v ledger.Verdict) string {
 		return " none"
 	}
 	return s
+}
+
+// The bounds of procPublisher.
+const (
+	// procPublishTimeout bounds one publish request.
+	procPublishTimeout = time.Second
+	// procDialTimeout bounds one dial of a publisher's worker.
+	procDialTimeout = time.Second
+)
+
+// procPublisher publishes a fixed number of events to one tenant's
+// bindings in turn at a bounded rate, while the broker may be draining or
+// down. Its workers each own a connection and take every workers-th
+// event, one attempt per tick each (workers x tick apart), so that the
+// offered rate is one event per tick whatever one round trip costs. Each
+// event carries a Nats-Msg-Id: an attempt whose PubAck was lost is sent
+// again with the same id and the stream answers with the first copy's
+// sequence (duplicate), so every event is recorded in the ledger once,
+// with the sequence it was stored at. A connection that was closed or
+// announced lame-duck mode is replaced at the worker's next tick.
+type procPublisher struct {
+	e        *trigEnv
+	k        int
+	bindings int
+	cfg      conn.Config
+	n        int
+	workers  int
+	tick     time.Duration
+
+	mu     sync.Mutex
+	stored []time.Time // when each event's PubAck arrived
+	failed int         // attempts that stored nothing
+	errs   []error
+	wg     sync.WaitGroup
+}
+
+// newProcPublisher prepares n events for tenant k's first bindings
+// bindings, one every tick, published by workers workers.
+func newProcPublisher(t *testing.T, e *trigEnv, k, bindings, n, workers int, tick time.Duration) *procPublisher {
+	t.Helper()
+	creds, err := e.b.Admin(e.tenants[k].id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := connConfig(t, e.b, creds)
+	cfg.Name = "conformance-publisher"
+	return &procPublisher{e: e, k: k, bindings: bindings, cfg: cfg, n: n, workers: workers, tick: tick}
+}
+
+// start runs the workers, each on its own goroutine, until their events
+// are stored or ctx ends; wait waits for them.
+func (p *procPublisher) start(ctx context.Context) {
+	for w := range p.workers {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			if err := p.work(ctx, w); err != nil {
+				p.mu.Lock()
+				p.errs = append(p.errs, err)
+				p.mu.Unlock()
+			}
+		}()
+	}
+}
+
+// wait waits for every worker to end and returns their errors.
+func (p *procPublisher) wait() error {
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return errors.Join(p.errs...)
+}
+
+// storedCount returns how many events are stored.
+func (p *procPublisher) storedCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.stored)
+}
+
+// storedTimes returns when each event was stored, and the number of
+// attempts that stored nothing.
+func (p *procPublisher) storedTimes() ([]time.Time, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]time.Time(nil), p.stored...), p.failed
+}
+
+// work publishes events w, w+workers, ... in order.
+func (p *procPublisher) work(ctx context.Context, w int) error {
+	ticker := time.NewTicker(time.Duration(p.workers) * p.tick)
+	defer ticker.Stop()
+	var c *conn.Conn
+	defer func() {
+		if c != nil {
+			_ = c.Close()
+		}
+	}()
+	te := p.e.tenants[p.k]
+	for i := w; i < p.n; {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("publisher %d: event %d of %d not stored: %w", w, i, p.n, ctx.Err())
+		case <-ticker.C:
+		}
+		if c != nil && (c.Closed() || c.LameDuck()) {
+			_ = c.Close()
+			c = nil
+		}
+		if c == nil {
+			dctx, cancel := context.WithTimeout(ctx, procDialTimeout)
+			nc, err := conn.Dial(dctx, p.cfg)
+			cancel()
+			if err != nil {
+				p.fail()
+				continue
+			}
+			c = nc
+		}
+		b := i % p.bindings
+		id := p.e.cfg.Bindings[p.e.bindingIndex(p.k, b)].ID
+		hdr := []byte(fmt.Sprintf("NATS/1.0\r\nNats-Msg-Id: %s-%d\r\n\r\n", id, i))
+		rctx, cancel := context.WithTimeout(ctx, procPublishTimeout)
+		r, err := c.Request(rctx, trigSubject(te.id, b), hdr, trigPayload(argOK))
+		cancel()
+		if err != nil || r.Status != 0 {
+			p.fail()
+			continue
+		}
+		var ack struct {
+			Seq   uint64 `json:"seq"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(r.Payload, &ack); err != nil || ack.Error != nil || ack.Seq == 0 {
+			p.fail()
+			continue
+		}
+		p.e.led.Published(id, ack.Seq)
+		p.mu.Lock()
+		p.stored = append(p.stored, time.Now())
+		p.mu.Unlock()
+		i += p.workers
+	}
+	return nil
+}
+
+func (p *procPublisher) fail() {
+	p.mu.Lock()
+	p.failed++
+	p.mu.Unlock()
+}
+
+// rate returns the number of times in [from, to) per second.
+func rate(times []time.Time, from, to time.Time) float64 {
+	if !to.After(from) {
+		return 0
+	}
+	n := 0
+	for _, at := range times {
+		if !at.Before(from) && at.Before(to) {
+			n++
+		}
+	}
+	return float64(n) / to.Sub(from).Seconds()
 }
