@@ -36,6 +36,7 @@ type refInfo struct {
 // decoder never reads outside its input or panics.
 func FuzzDecodeInfo(f *testing.F) {
 	f.Add([]byte(matchingInfo))
+	f.Add([]byte(replicatedInfo))
 	f.Add([]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","error":{"code":404,"err_code":10014,"description":"consumer not found"}}`))
 	f.Add([]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","stream_name":"S\ud83d\ude00\u003c","num_ack_pending":0,"num_redelivered":0,"num_waiting":0,"num_pending":18446744073709551615}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
