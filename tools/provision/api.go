@@ -9,12 +9,15 @@ import (
 )
 
 // JetStream API subjects of nats-server 2.14.6 (server/jetstream_api.go:
-// JSApiStreamInfo, JSApiStreamCreate, JSApiConsumerCreateEx). Consumer info
-// goes through pull.Consumer.Inspect, which owns the profile check.
+// JSApiStreamInfo, JSApiStreamCreate, JSApiConsumerCreateEx,
+// JSApiConsumerInfo). The profile check of consumer info goes through
+// pull.Consumer.Inspect, which owns it; this package asks consumer info
+// itself only for the replica count.
 const (
 	streamInfoPrefix     = "$JS.API.STREAM.INFO."
 	streamCreatePrefix   = "$JS.API.STREAM.CREATE."
 	consumerCreatePrefix = "$JS.API.CONSUMER.CREATE."
+	consumerInfoPrefix   = "$JS.API.CONSUMER.INFO."
 )
 
 // statusNoResponders is the status of a request nothing listens to.
@@ -51,6 +54,7 @@ type streamInfoReply struct {
 		Retention  string          `json:"retention"`
 		Storage    string          `json:"storage"`
 		MaxMsgSize int64           `json:"max_msg_size"`
+		Replicas   int             `json:"num_replicas"`
 		Mirror     json.RawMessage `json:"mirror"`
 		Sources    json.RawMessage `json:"sources"`
 	} `json:"config"`

@@ -140,7 +140,7 @@ func TestAgainstBroker(t *testing.T) {
 		// Had it appeared between the check and the creation, the create
 		// request (action "create") would have been refused, not applied.
 		var ae *APIError
-		if err := admin.createConsumer(t.Context(), pb); !errors.As(err, &ae) || ae.ErrCode != errCodeConsumerExists {
+		if err := admin.createConsumer(t.Context(), pb, DefaultReplicas); !errors.As(err, &ae) || ae.ErrCode != errCodeConsumerExists {
 			t.Errorf("createConsumer over a differing consumer: %v, want err_code %d", err, errCodeConsumerExists)
 		}
 		if diff := cmp.Diff(before, snapshotConsumer(t, admin, "DIFFER", "c3")); diff != "" {
@@ -501,6 +501,9 @@ func TestMainInputs(t *testing.T) {
 		{"permissions-only without a format", []string{"-config", good, "-permissions-only", "-permissions", "none"}, ExitUsage},
 		{"bad retention", []string{"-config", good, "-credentials", good, "-retention", "interest"}, ExitUsage},
 		{"zero max-msgs", []string{"-config", good, "-credentials", good, "-max-msgs", "0"}, ExitUsage},
+		{"zero replicas", []string{"-config", good, "-credentials", good, "-replicas", "0"}, ExitUsage},
+		{"replicas past MaxReplicas", []string{"-config", good, "-credentials", good, "-replicas", "6"}, ExitUsage},
+		{"replicas at MaxReplicas", []string{"-config", good, "-credentials", good, "-replicas", "5"}, ExitFailed},
 		{"timeout too long", []string{"-config", good, "-credentials", good, "-timeout", (MaxTimeout + time.Millisecond).String()}, ExitUsage},
 		{"unknown flag", []string{"-config", good, "-force"}, ExitUsage},
 		{"inbox prefix is derived, not a flag", []string{"-config", good, "-permissions-only", "-inbox-prefix", "_INBOX"}, ExitUsage},

@@ -37,31 +37,40 @@
 //     publish rather than drop an unprocessed event), work-queue retention
 //     by default (acknowledged and terminated messages leave the stream, so
 //     its limits bound the backlog; RetentionLimits keeps history for other
-//     readers), and optional max_msgs / max_bytes (else only the account's
-//     JetStream limits bound it);
+//     readers), optional max_msgs / max_bytes (else only the account's
+//     JetStream limits bound it), and the replica count of
+//     StreamOptions.Replicas (num_replicas, 1 by default; 3 on a
+//     three-node cluster keeps the stream through the loss of a node);
 //   - each binding's durable pull consumer, when absent, with exactly the
 //     profile: durable = consumer name, filter_subject, ack_policy explicit,
 //     the binding's ack_wait and max_deliver, deliver_policy all,
 //     replay_policy instant, max_waiting = max_ack_pending = max_batch = 1,
-//     max_expires = 100 ms, max_bytes = payload ceiling + 9216. It is
-//     created with action "create", so a consumer that appeared meanwhile
-//     with another configuration is refused rather than updated, then
-//     checked with pull's own profile check.
+//     max_expires = 100 ms, max_bytes = payload ceiling + 9216, and the
+//     stream's replica count (num_replicas; a work-queue stream's
+//     consumers must have its count). It is created with action "create",
+//     so a consumer that appeared meanwhile with another configuration is
+//     refused rather than updated, then checked with pull's own profile
+//     check and for its replica count.
 //
 // An existing stream must capture every filter subject of its bindings
-// (a mismatch otherwise); a max_msg_size above a binding's ceiling is a
+// and have the replica count asked for (a mismatch otherwise, field
+// num_replicas); a max_msg_size above a binding's ceiling is a
 // warning (such a message is stored, then refused by the consumer's
 // max_bytes and left for an operator). An existing consumer is checked by
 // pull's profile check on its consumer-info reply, the check the runtime
 // itself applies, and every mismatch is reported with the broker's field
-// name and both values. ModeAssert creates nothing. No consumer is created on
+// name and both values; its replica count (config.num_replicas, the
+// stream's when 0, from a consumer-info request of its own) must be the
+// one asked for. The profile check accepts any replica count and skips
+// the reply's "cluster" state, so the runtime works on R1 and R3
+// consumers alike. ModeAssert creates nothing. No consumer is created on
 // a stream that differs.
 //
 // The JetStream API subjects are those of nats-server 2.14.6:
 // $JS.API.STREAM.INFO.<stream>, $JS.API.STREAM.CREATE.<stream>,
-// $JS.API.CONSUMER.INFO.<stream>.<consumer> (through pull) and
-// $JS.API.CONSUMER.CREATE.<stream>.<consumer>, the durable named in the
-// subject.
+// $JS.API.CONSUMER.INFO.<stream>.<consumer> (through pull, and again for
+// the replica count) and $JS.API.CONSUMER.CREATE.<stream>.<consumer>, the
+// durable named in the subject.
 //
 // # Permissions
 //
@@ -86,7 +95,7 @@
 // # The command
 //
 //	provision -config FILE -credentials FILE [-assert] [-permissions server|json|none]
-//	          [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-timeout D]
+//	          [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-replicas N] [-timeout D]
 //	provision -config FILE -permissions-only [-permissions server|json]
 //
 // The credentials file has the format of package validate, naming for each

@@ -20,6 +20,7 @@ const (
 	gotNoLimit     = "no limit"
 	fieldSubjects  = "subjects"
 	fieldMaxMsgSz  = "max_msg_size"
+	fieldReplicas  = "num_replicas"
 	streamNotFound = errCodeStreamNotFound
 )
 
@@ -27,6 +28,9 @@ const (
 type streamState struct {
 	subjects   []string
 	maxMsgSize int64
+	// replicas is the stream's num_replicas (the broker reports 1 for a
+	// stream created without one).
+	replicas int
 }
 
 // streamInfo requests $JS.API.STREAM.INFO.<name>: found false for a stream
@@ -49,7 +53,7 @@ func (c *Client) streamInfo(ctx context.Context, name string) (streamState, bool
 			return fmt.Errorf("%w: stream info without the stream's config", ErrMalformedReply)
 		}
 		found = true
-		st = streamState{subjects: reply.Config.Subjects, maxMsgSize: reply.Config.MaxMsgSize}
+		st = streamState{subjects: reply.Config.Subjects, maxMsgSize: reply.Config.MaxMsgSize, replicas: reply.Config.Replicas}
 		return nil
 	})
 	return st, found, err
@@ -73,7 +77,7 @@ func (c *Client) createStream(ctx context.Context, cfg StreamConfig) (streamStat
 		if reply.Config == nil || reply.Config.Name != cfg.Name {
 			return fmt.Errorf("%w: stream create reply without the stream's config", ErrMalformedReply)
 		}
-		st = streamState{subjects: reply.Config.Subjects, maxMsgSize: reply.Config.MaxMsgSize}
+		st = streamState{subjects: reply.Config.Subjects, maxMsgSize: reply.Config.MaxMsgSize, replicas: reply.Config.Replicas}
 		return nil
 	})
 	return st, err
@@ -81,36 +85,39 @@ func (c *Client) createStream(ctx context.Context, cfg StreamConfig) (streamStat
 
 // ensureStream creates the stream of bindings when absent (ModeCreate) or
 // checks the one that exists: it must capture every binding's filter
-// subject. A max_msg_size above a binding's ceiling is a warning.
-func (c *Client) ensureStream(ctx context.Context, res Result, bindings []pull.Binding, opts Options) Result {
+// subject and have the replica count of opts. A max_msg_size above a
+// binding's ceiling is a warning. It also returns what it knows of the
+// stream.
+func (c *Client) ensureStream(ctx context.Context, res Result, bindings []pull.Binding, opts Options) (Result, streamState) {
 	st, found, err := c.streamInfo(ctx, res.Stream)
 	switch {
 	case err != nil:
 		res.Action, res.Err = ActionFailed, err
-		return res
+		return res, st
 	case !found && opts.Mode == ModeAssert:
 		res.Action = ActionMissing
-		return res
+		return res, st
 	case !found:
 		if st, err = c.createStream(ctx, DesiredStream(res.Stream, bindings, opts.Stream)); err != nil {
 			res.Action, res.Err = ActionFailed, err
-			return res
+			return res, st
 		}
 		res.Action = ActionCreated
 	default:
 		res.Action = ActionAsserted
 	}
-	res.Mismatches, res.Warnings = checkStream(st, bindings)
+	res.Mismatches, res.Warnings = checkStream(st, bindings, opts.Stream.replicas())
 	if len(res.Mismatches) > 0 {
 		// A stream created just now that does not capture its subjects
 		// would be the broker's doing; report it the same way.
 		res.Action, res.Err = ActionMismatch, ErrMismatch
 	}
-	return res
+	return res, st
 }
 
-// checkStream compares an existing stream with what the bindings need.
-func checkStream(st streamState, bindings []pull.Binding) (mismatches, warnings []pull.Mismatch) {
+// checkStream compares an existing stream with what the bindings need and
+// with the replica count wanted.
+func checkStream(st streamState, bindings []pull.Binding, replicas int) (mismatches, warnings []pull.Mismatch) {
 	got := gotNoSubjects
 	if len(st.subjects) > 0 {
 		got = strings.Join(st.subjects, ",")
@@ -119,6 +126,9 @@ func checkStream(st streamState, bindings []pull.Binding) (mismatches, warnings 
 		if !captures(st.subjects, b.FilterSubject) {
 			mismatches = append(mismatches, pull.Mismatch{Field: fieldSubjects, Want: wantCaptured + b.FilterSubject, Got: got})
 		}
+	}
+	if st.replicas != replicas {
+		mismatches = append(mismatches, pull.Mismatch{Field: fieldReplicas, Want: strconv.Itoa(replicas), Got: strconv.Itoa(st.replicas)})
 	}
 	for _, b := range bindings {
 		if st.maxMsgSize <= 0 || st.maxMsgSize > int64(b.PayloadCeiling) {
@@ -167,10 +177,13 @@ func subjectMatches(pattern, subject string) bool {
 }
 
 // createConsumer requests $JS.API.CONSUMER.CREATE.<stream>.<consumer> with
-// the profile's configuration and action "create", so that a consumer
-// created meanwhile with another configuration is refused, never updated.
-func (c *Client) createConsumer(ctx context.Context, b pull.Binding) error {
-	body, err := json.Marshal(consumerCreateRequest{Stream: b.Stream, Config: DesiredConsumer(b), Action: consumerActionCreate})
+// the profile's configuration, the replica count and action "create", so
+// that a consumer created meanwhile with another configuration is refused,
+// never updated.
+func (c *Client) createConsumer(ctx context.Context, b pull.Binding, replicas int) error {
+	cfg := DesiredConsumer(b)
+	cfg.Replicas = replicas
+	body, err := json.Marshal(consumerCreateRequest{Stream: b.Stream, Config: cfg, Action: consumerActionCreate})
 	if err != nil {
 		return fmt.Errorf("%w: consumer config: %w", ErrInvalidOptions, err)
 	}
@@ -184,21 +197,23 @@ func (c *Client) createConsumer(ctx context.Context, b pull.Binding) error {
 }
 
 // ensureConsumer checks the binding's consumer with pull's profile check
-// (consumer info) and creates it when absent and create is true. An existing
-// consumer is never changed: every difference is reported.
-func (c *Client) ensureConsumer(ctx context.Context, res Result, b pull.Binding, create bool) Result {
+// (consumer info) and its replica count (want; a num_replicas of 0 is the
+// stream's, streamReplicas), and creates it when absent and create is
+// true. An existing consumer is never changed: every difference is
+// reported.
+func (c *Client) ensureConsumer(ctx context.Context, res Result, b pull.Binding, create bool, want, streamReplicas int) Result {
 	pc, err := pull.NewConsumer(b, pull.Options{OpTimeout: c.timeout})
 	if err != nil {
 		res.Action, res.Err = ActionFailed, err
 		return res
 	}
-	err = c.inspect(ctx, pc)
+	ms, err := c.checkConsumer(ctx, pc, want, streamReplicas)
 	switch {
-	case err == nil:
+	case err == nil && len(ms) == 0:
 		res.Action = ActionAsserted
 		return res
-	case errors.Is(err, pull.ErrProfileMismatch):
-		return mismatch(res, err)
+	case err == nil:
+		return mismatch(res, ms)
 	case errors.Is(err, pull.ErrConsumerNotFound) && create:
 		// absent: created below
 	case errors.Is(err, pull.ErrConsumerNotFound), errors.Is(err, pull.ErrStreamNotFound):
@@ -209,7 +224,7 @@ func (c *Client) ensureConsumer(ctx context.Context, res Result, b pull.Binding,
 		return res
 	}
 
-	createErr := c.createConsumer(ctx, b)
+	createErr := c.createConsumer(ctx, b, want)
 	var apiErr *APIError
 	if createErr != nil && !(errors.As(createErr, &apiErr) && apiErr.ErrCode == errCodeConsumerExists) {
 		res.Action, res.Err = ActionFailed, createErr
@@ -217,21 +232,86 @@ func (c *Client) ensureConsumer(ctx context.Context, res Result, b pull.Binding,
 	}
 	// Created, or created meanwhile by someone else with another
 	// configuration (10148): the check says which.
-	err = c.inspect(ctx, pc)
+	ms, err = c.checkConsumer(ctx, pc, want, streamReplicas)
 	switch {
-	case err == nil && createErr == nil:
+	case err == nil && len(ms) == 0 && createErr == nil:
 		res.Action = ActionCreated
-	case err == nil:
+	case err == nil && len(ms) == 0:
 		res.Action = ActionAsserted
-	case errors.Is(err, pull.ErrProfileMismatch) && createErr != nil:
-		return mismatch(res, err)
-	case errors.Is(err, pull.ErrProfileMismatch):
-		res = mismatch(res, err)
-		res.Action, res.Err = ActionFailed, fmt.Errorf("%w: %w", ErrCreatedMismatch, err)
+	case err == nil && createErr != nil:
+		return mismatch(res, ms)
+	case err == nil:
+		res = mismatch(res, ms)
+		res.Action, res.Err = ActionFailed, ErrCreatedMismatch
 	default:
 		res.Action, res.Err = ActionFailed, err
 	}
 	return res
+}
+
+// checkConsumer runs pull's profile check on the consumer's info and then
+// compares the consumer's replica count with want. It returns every
+// difference (the profile's first), or the error that kept it from
+// checking.
+func (c *Client) checkConsumer(ctx context.Context, pc *pull.Consumer, want, streamReplicas int) ([]pull.Mismatch, error) {
+	err := c.inspect(ctx, pc)
+	var ms []pull.Mismatch
+	var pe *pull.ProfileError
+	switch {
+	case errors.As(err, &pe):
+		ms = append(ms, pe.Mismatches...)
+	case err != nil:
+		return nil, err
+	}
+	got, err := c.consumerReplicas(ctx, pc.Binding(), streamReplicas)
+	if err != nil {
+		return nil, err
+	}
+	if got != want {
+		ms = append(ms, pull.Mismatch{Field: fieldReplicas, Want: strconv.Itoa(want), Got: strconv.Itoa(got)})
+	}
+	return ms, nil
+}
+
+// consumerReplicas requests the consumer's info
+// ($JS.API.CONSUMER.INFO.<stream>.<consumer>) and returns its replica
+// count (see replicasOf). pull's profile check accepts any count, so it
+// is read here, from a reply of its own.
+func (c *Client) consumerReplicas(ctx context.Context, b pull.Binding, streamReplicas int) (int, error) {
+	n := 0
+	err := c.request(ctx, consumerInfoPrefix+b.Stream+"."+b.Consumer, nil, func(r conn.Reply) error {
+		var reply struct {
+			Error *apiErrorJSON `json:"error"`
+		}
+		if err := replyJSON(r, &reply); err != nil {
+			return err
+		}
+		if err := reply.Error.err(); err != nil {
+			return err
+		}
+		var err error
+		n, err = replicasOf(r.Payload, streamReplicas)
+		return err
+	})
+	return n, err
+}
+
+// replicasOf returns a consumer's replica count from its info reply:
+// config.num_replicas, or when it is 0 (or absent) the stream's, as the
+// broker counts it (nats-server 2.14.6 consumer.go, ConsumerConfig.replicas).
+func replicasOf(info []byte, streamReplicas int) (int, error) {
+	var reply struct {
+		Config *struct {
+			Replicas int `json:"num_replicas"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal(info, &reply); err != nil || reply.Config == nil || reply.Config.Replicas < 0 {
+		return 0, fmt.Errorf("%w: consumer info without a replica count", ErrMalformedReply)
+	}
+	if reply.Config.Replicas == 0 {
+		return streamReplicas, nil
+	}
+	return reply.Config.Replicas, nil
 }
 
 // inspect runs pull's consumer-info check bounded by the client's timeout.
@@ -242,12 +322,9 @@ func (c *Client) inspect(ctx context.Context, pc *pull.Consumer) error {
 	return err
 }
 
-// mismatch records a *pull.ProfileError on res.
-func mismatch(res Result, err error) Result {
-	var pe *pull.ProfileError
-	if errors.As(err, &pe) {
-		res.Mismatches = append([]pull.Mismatch(nil), pe.Mismatches...)
-	}
+// mismatch records the consumer's differences on res.
+func mismatch(res Result, ms []pull.Mismatch) Result {
+	res.Mismatches = append([]pull.Mismatch(nil), ms...)
 	res.Action, res.Err = ActionMismatch, ErrMismatch
 	return res
 }

@@ -30,7 +30,8 @@ var (
 	// from what the configuration requires; it was left unchanged.
 	ErrMismatch = errors.New("provision: existing resource differs; left unchanged")
 	// ErrCreatedMismatch reports a consumer this package created that the
-	// profile check then refused: a disagreement between the desired
+	// profile check or the replica count then refused (the differences are
+	// in Result.Mismatches): a disagreement between the desired
 	// configuration and the check, never expected.
 	ErrCreatedMismatch = errors.New("provision: created consumer fails the profile check")
 	// ErrSkipped reports a resource not attempted because its tenant could

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/latent-systems/latent-nats/tools/validate"
 )
@@ -26,7 +27,7 @@ const permissionsNone = "none"
 
 // usage is the command's synopsis.
 const usage = `usage: provision -config FILE -credentials FILE [-assert] [-permissions server|json|none]
-                 [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-timeout D]
+                 [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-replicas N] [-timeout D]
        provision -config FILE -permissions-only [-permissions server|json]`
 
 // Main runs the provision command with args (without the program name) and
@@ -60,6 +61,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	retention := fs.String("retention", defaults.Stream.Retention.String(), "retention of the streams created: workqueue or limits")
 	maxMsgs := fs.Int64("max-msgs", defaults.Stream.MaxMsgs, "max_msgs of the streams created (-1: none of their own)")
 	maxBytes := fs.Int64("max-bytes", defaults.Stream.MaxBytes, "max_bytes of the streams created (-1: none of their own)")
+	replicas := fs.Int("replicas", defaults.Stream.Replicas, fmt.Sprintf("replica count of the streams and consumers created, and required of existing ones (1 to %d)", MaxReplicas))
 	timeout := fs.Duration("timeout", defaults.Timeout, "bound of each dial and request")
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage // the flag package printed why (or the help)
@@ -92,6 +94,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts := defaults
 	opts.Timeout = *timeout
 	opts.Stream.MaxMsgs, opts.Stream.MaxBytes = *maxMsgs, *maxBytes
+	if *replicas == 0 {
+		return badUsage("-replicas must be 1 to " + strconv.Itoa(MaxReplicas))
+	}
+	opts.Stream.Replicas = *replicas
 	if *assert {
 		opts.Mode = ModeAssert
 	}

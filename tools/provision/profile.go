@@ -43,6 +43,12 @@ type ConsumerConfig struct {
 	MaxBatch      int           `json:"max_batch"`
 	MaxExpires    time.Duration `json:"max_expires"`
 	MaxBytes      int           `json:"max_bytes"`
+	// Replicas is num_replicas, the operator's choice rather than the
+	// profile's: DesiredConsumer leaves it zero (omitted: the stream's
+	// count), and Run sets it to StreamOptions.Replicas, which on a
+	// work-queue stream the broker requires to equal the stream's
+	// (nats-server 2.14.6 consumer.go, checkConsumerCfg).
+	Replicas int `json:"num_replicas,omitempty"`
 }
 
 // DesiredConsumer returns the consumer configuration the profile requires
@@ -119,6 +125,30 @@ type StreamOptions struct {
 	// (discard new): nothing unprocessed is dropped to make room.
 	MaxMsgs  int64
 	MaxBytes int64
+	// Replicas is the replica count (num_replicas) of the streams created
+	// and of their consumers, 1 to MaxReplicas; zero means
+	// DefaultReplicas. An existing stream or consumer must have this count
+	// (a consumer whose num_replicas is 0 has its stream's), else it is a
+	// mismatch. Three replicas need a cluster of at least three nodes.
+	Replicas int
+}
+
+// Bounds of StreamOptions.Replicas.
+const (
+	// DefaultReplicas is the replica count when StreamOptions.Replicas is
+	// zero: one copy, on the server that leads it.
+	DefaultReplicas = 1
+	// MaxReplicas is the largest replica count the broker accepts
+	// (nats-server 2.14.6 stream.go, StreamMaxReplicas).
+	MaxReplicas = 5
+)
+
+// replicas returns Replicas with zero as DefaultReplicas.
+func (o StreamOptions) replicas() int {
+	if o.Replicas == 0 {
+		return DefaultReplicas
+	}
+	return o.Replicas
 }
 
 // validate checks o.
@@ -132,6 +162,9 @@ func (o StreamOptions) validate() error {
 	if o.MaxBytes == 0 || o.MaxBytes < NoLimit {
 		return fmt.Errorf("%w: stream max_bytes must be positive or NoLimit", ErrInvalidOptions)
 	}
+	if o.Replicas < 0 || o.Replicas > MaxReplicas {
+		return fmt.Errorf("%w: replicas must be 1 to %d", ErrInvalidOptions, MaxReplicas)
+	}
 	return nil
 }
 
@@ -142,7 +175,6 @@ const (
 	// streamUnlimited is the broker's -1 for max_consumers and
 	// max_msgs_per_subject.
 	streamUnlimited = -1
-	streamReplicas  = 1
 )
 
 // StreamConfig is the stream this package creates, as the body of a
@@ -166,7 +198,8 @@ type StreamConfig struct {
 // DesiredStream returns the stream to create for bindings, which all name
 // stream: file storage, capturing exactly their filter subjects (sorted,
 // without duplicates), max_msg_size = the largest payload ceiling among
-// them, discard new, no age limit, and o's retention and limits. The
+// them, discard new, no age limit, and o's retention, limits and replica
+// count. The
 // broker counts a message's headers and payload against max_msg_size, so
 // the stream refuses at publish any message a binding could not deliver.
 func DesiredStream(stream string, bindings []pull.Binding, o StreamOptions) StreamConfig {
@@ -188,7 +221,7 @@ func DesiredStream(stream string, bindings []pull.Binding, o StreamOptions) Stre
 		MaxMsgSize:        int32(ceiling), // at most pull.MaxPayloadCeiling
 		Discard:           streamDiscard,
 		Storage:           streamStorage,
-		Replicas:          streamReplicas,
+		Replicas:          o.replicas(),
 	}
 }
 

@@ -46,11 +46,11 @@ type Options struct {
 }
 
 // DefaultOptions creates what is missing: work-queue streams without limits
-// of their own, DefaultTimeout.
+// of their own, one replica, DefaultTimeout.
 func DefaultOptions() Options {
 	return Options{
 		Mode:    ModeCreate,
-		Stream:  StreamOptions{Retention: RetentionWorkQueue, MaxMsgs: NoLimit, MaxBytes: NoLimit},
+		Stream:  StreamOptions{Retention: RetentionWorkQueue, MaxMsgs: NoLimit, MaxBytes: NoLimit, Replicas: DefaultReplicas},
 		Timeout: DefaultTimeout,
 	}
 }
@@ -74,12 +74,13 @@ func (o Options) validate() error {
 // then each of those bindings' durable pull consumers:
 //
 //   - a missing stream is created (ModeCreate) capturing its bindings'
-//     filter subjects (DesiredStream); an existing one must capture them,
-//     and is never changed;
+//     filter subjects (DesiredStream); an existing one must capture them
+//     and have opts.Stream's replica count, and is never changed;
 //   - a missing consumer is created with exactly the profile's
-//     configuration (DesiredConsumer) and then checked with pull's profile
-//     check; an existing one is checked by the same check and never
-//     changed: every difference is reported (ActionMismatch).
+//     configuration (DesiredConsumer) and the replica count, and then
+//     checked with pull's profile check and for its replica count; an
+//     existing one is checked the same way and never changed: every
+//     difference is reported (ActionMismatch).
 //
 // No consumer is created on a stream that was not created or asserted.
 // A tenant that cannot be reached gets one ActionFailed result and its
@@ -160,7 +161,7 @@ func provisionTenant(ctx context.Context, cfg trigger.Config, t trigger.Tenant, 
 	defer c.Close()
 
 	for _, s := range streams {
-		sr := c.ensureStream(ctx, Result{Tenant: t.ID, Resource: ResourceStream, Stream: s.name}, s.bindings, opts)
+		sr, st := c.ensureStream(ctx, Result{Tenant: t.ID, Resource: ResourceStream, Stream: s.name}, s.bindings, opts)
 		out = append(out, sr)
 		create := opts.Mode == ModeCreate && sr.Action.OK()
 		if sr.Action == ActionFailed || sr.Action == ActionMissing {
@@ -169,7 +170,7 @@ func provisionTenant(ctx context.Context, cfg trigger.Config, t trigger.Tenant, 
 		}
 		for j, b := range s.bindings {
 			res := Result{Tenant: t.ID, Resource: ResourceConsumer, Stream: s.name, Consumer: b.Consumer, Binding: s.ids[j]}
-			out = append(out, c.ensureConsumer(ctx, res, b, create))
+			out = append(out, c.ensureConsumer(ctx, res, b, create, opts.Stream.replicas(), st.replicas))
 		}
 	}
 	return out

@@ -97,29 +97,87 @@ func TestCheckStream(t *testing.T) {
 		mismatches []pull.Mismatch
 		warnings   []pull.Mismatch
 	}{
-		{"exact", streamState{subjects: []string{"acme.orders.created", "acme.orders.paid"}, maxMsgSize: 1024}, nil, nil},
-		{"wildcard", streamState{subjects: []string{"acme.orders.*"}, maxMsgSize: 1000}, nil, nil},
-		{"one filter not captured", streamState{subjects: []string{"acme.orders.created"}, maxMsgSize: 1024},
+		{"exact", streamState{subjects: []string{"acme.orders.created", "acme.orders.paid"}, maxMsgSize: 1024, replicas: 3}, nil, nil},
+		{"wildcard", streamState{subjects: []string{"acme.orders.*"}, maxMsgSize: 1000, replicas: 3}, nil, nil},
+		{"one filter not captured", streamState{subjects: []string{"acme.orders.created"}, maxMsgSize: 1024, replicas: 3},
 			[]pull.Mismatch{{Field: "subjects", Want: "a subject capturing acme.orders.paid", Got: "acme.orders.created"}}, nil},
-		{"no subjects", streamState{maxMsgSize: 1024}, []pull.Mismatch{
+		{"no subjects", streamState{maxMsgSize: 1024, replicas: 3}, []pull.Mismatch{
 			{Field: "subjects", Want: "a subject capturing acme.orders.created", Got: "none"},
 			{Field: "subjects", Want: "a subject capturing acme.orders.paid", Got: "none"},
 		}, nil},
-		{"max_msg_size above one ceiling", streamState{subjects: []string{"acme.>"}, maxMsgSize: 1025}, nil,
+		{"fewer replicas", streamState{subjects: []string{"acme.>"}, maxMsgSize: 1024, replicas: 1},
+			[]pull.Mismatch{{Field: "num_replicas", Want: "3", Got: "1"}}, nil},
+		{"more replicas", streamState{subjects: []string{"acme.>"}, maxMsgSize: 1024, replicas: 5},
+			[]pull.Mismatch{{Field: "num_replicas", Want: "3", Got: "5"}}, nil},
+		{"max_msg_size above one ceiling", streamState{subjects: []string{"acme.>"}, maxMsgSize: 1025, replicas: 3}, nil,
 			[]pull.Mismatch{{Field: "max_msg_size", Want: "at most 1024 (binding consumer c1)", Got: "1025"}}},
-		{"no max_msg_size", streamState{subjects: []string{"acme.>"}, maxMsgSize: -1}, nil, []pull.Mismatch{
+		{"no max_msg_size", streamState{subjects: []string{"acme.>"}, maxMsgSize: -1, replicas: 3}, nil, []pull.Mismatch{
 			{Field: "max_msg_size", Want: "at most 4096 (binding consumer c0)", Got: "no limit"},
 			{Field: "max_msg_size", Want: "at most 1024 (binding consumer c1)", Got: "no limit"},
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ms, ws := checkStream(tc.st, []pull.Binding{a, b})
+			ms, ws := checkStream(tc.st, []pull.Binding{a, b}, 3)
 			if diff := cmp.Diff(tc.mismatches, ms, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("mismatches (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.warnings, ws, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDesiredReplicas: the stream gets StreamOptions' replica count (zero
+// as DefaultReplicas); the consumer's num_replicas is omitted from
+// DesiredConsumer (the stream's count) and written when set.
+func TestDesiredReplicas(t *testing.T) {
+	b := testPullBinding()
+	o := DefaultOptions().Stream
+	for _, tc := range []struct{ set, want int }{{0, DefaultReplicas}, {1, 1}, {3, 3}, {MaxReplicas, MaxReplicas}} {
+		o.Replicas = tc.set
+		if got := DesiredStream("S", []pull.Binding{b}, o).Replicas; got != tc.want {
+			t.Errorf("DesiredStream with Replicas %d: num_replicas %d, want %d", tc.set, got, tc.want)
+		}
+	}
+	cfg := DesiredConsumer(b)
+	body, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Replicas != 0 || bytes.Contains(body, []byte("num_replicas")) {
+		t.Errorf("DesiredConsumer sets num_replicas: %s", body)
+	}
+	cfg.Replicas = 3
+	if body, err = json.Marshal(cfg); err != nil || !bytes.Contains(body, []byte(`"num_replicas":3`)) {
+		t.Errorf("consumer config with 3 replicas: %s, %v", body, err)
+	}
+}
+
+// TestReplicasOf reads a consumer's replica count from its info: the
+// config's num_replicas, the stream's when it is 0 or absent; a reply that
+// is not a consumer info with a config is malformed.
+func TestReplicasOf(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		info    string
+		want    int
+		wantErr error
+	}{
+		{"set", `{"config":{"num_replicas":3},"cluster":{"leader":"n1","replicas":[{"name":"n2"},{"name":"n3"}]}}`, 3, nil},
+		{"one", `{"config":{"num_replicas":1}}`, 1, nil},
+		{"zero is the stream's", `{"config":{"num_replicas":0}}`, 5, nil},
+		{"absent is the stream's", `{"config":{}}`, 5, nil},
+		{"negative", `{"config":{"num_replicas":-1}}`, 0, ErrMalformedReply},
+		{"not a number", `{"config":{"num_replicas":"3"}}`, 0, ErrMalformedReply},
+		{"not json", `{"config":`, 0, ErrMalformedReply},
+		{"no config", `{"type":"io.nats.jetstream.api.v1.consumer_info_response"}`, 0, ErrMalformedReply},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := replicasOf([]byte(tc.info), 5)
+			if got != tc.want || !errors.Is(err, tc.wantErr) {
+				t.Errorf("replicasOf = %d, %v; want %d, %v", got, err, tc.want, tc.wantErr)
 			}
 		})
 	}
@@ -246,6 +304,11 @@ func TestOptionsBounds(t *testing.T) {
 		{"assert", with(func(o *Options) { o.Mode = ModeAssert }), true},
 		{"no retention", with(func(o *Options) { o.Stream.Retention = 0 }), false},
 		{"limits", with(func(o *Options) { o.Stream.Retention = RetentionLimits }), true},
+		{"replicas zero means DefaultReplicas", with(func(o *Options) { o.Stream.Replicas = 0 }), true},
+		{"replicas 1", with(func(o *Options) { o.Stream.Replicas = 1 }), true},
+		{"replicas at MaxReplicas", with(func(o *Options) { o.Stream.Replicas = MaxReplicas }), true},
+		{"replicas past MaxReplicas", with(func(o *Options) { o.Stream.Replicas = MaxReplicas + 1 }), false},
+		{"replicas negative", with(func(o *Options) { o.Stream.Replicas = -1 }), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
