@@ -3,7 +3,6 @@ package clustertest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -19,14 +18,6 @@ const RequestTimeout = 5 * time.Second
 // ClientName is the client name the requests' connections send in
 // CONNECT.
 const ClientName = "latent-nats-clustertest"
-
-var (
-	// ErrStatus reports a reply that carries a status (503 no responders
-	// and the like) instead of a payload.
-	ErrStatus = errors.New("clustertest: reply with a status")
-	// ErrNoNode reports that no node of the cluster runs unpaused.
-	ErrNoNode = errors.New("clustertest: no running node")
-)
 
 // Requester returns a broker.Requester that sends each request as creds
 // to the first node of c, in index order, that runs and is not paused (so
