@@ -50,3 +50,48 @@ func (b Binding) Parse(subject string) (Info, error) {
 	}
 	return info, nil
 }
+
+// ParseBytes is Parse for a subject held in a byte slice (a reused
+// buffer), read during the call only, and checked against b. It does not
+// allocate when the subject is accepted: the Info's Stream and Consumer
+// are b's (the subject's names were compared with them as bytes), and its
+// AccountHash is b.AccountHash, which a v2 subject must then carry. With
+// b.AccountHash empty, a v2 subject's hash is copied (one allocation).
+// Errors are Parse's, then Binding.Check's.
+func (b Binding) ParseBytes(subject []byte) (Info, error) {
+	if len(subject) > MaxLen {
+		return Info{}, syntaxError(-1, FieldSubject, RuleTooLong)
+	}
+	var info Info
+	var sp spans
+	if !scan(subject, &info, &sp) {
+		// Refused (or read only token by token): name the fault.
+		i, err := parseTokens(string(subject))
+		if err != nil {
+			return Info{}, err
+		}
+		if err := b.match(i); err != nil {
+			return Info{}, err
+		}
+		return i, nil
+	}
+	switch {
+	case string(subject[sp.stream[0]:sp.stream[1]]) != b.Stream:
+		return Info{}, &MismatchError{Field: FieldStream}
+	case string(subject[sp.consumer[0]:sp.consumer[1]]) != b.Consumer:
+		return Info{}, &MismatchError{Field: FieldConsumer}
+	}
+	info.Stream, info.Consumer = b.Stream, b.Consumer
+	if info.Form == FormV2 {
+		hash := subject[sp.hash[0]:sp.hash[1]]
+		switch {
+		case b.AccountHash == "":
+			info.AccountHash = string(hash)
+		case string(hash) != b.AccountHash:
+			return Info{}, &MismatchError{Field: FieldAccountHash}
+		default:
+			info.AccountHash = b.AccountHash
+		}
+	}
+	return info, nil
+}

@@ -60,6 +60,40 @@ func checkAgainstReference(t fataler, s string) {
 	if diff := cmp.Diff(want.Info, info); ok && diff != "" {
 		t.Fatalf("Scan(%q) differs from the reference (-want +got):\n%s", s, diff)
 	}
+	checkBytes(t, s)
+}
+
+// checkBytes requires ParseBytes to do with s exactly what Parse does, and
+// Binding.ParseBytes what Binding.Parse does, for the binding s names
+// (with and without its account hash) and for one it does not name.
+func checkBytes(t fataler, s string) {
+	info, err := acksubject.Parse(s)
+	want := outcomeOf(t, info, err)
+	info, err = acksubject.ParseBytes([]byte(s))
+	if diff := cmp.Diff(want, outcomeOf(t, info, err)); diff != "" {
+		t.Fatalf("ParseBytes(%q) differs from Parse (-want +got):\n%s", s, diff)
+	}
+	bindings := []acksubject.Binding{
+		{Stream: want.Info.Stream, Consumer: want.Info.Consumer},
+		{Stream: want.Info.Stream, Consumer: want.Info.Consumer, AccountHash: want.Info.AccountHash},
+		{Stream: want.Info.Stream, Consumer: want.Info.Consumer, AccountHash: acksubject.AccountHash("another")},
+		{Stream: want.Info.Stream + "x", Consumer: want.Info.Consumer},
+		{Stream: want.Info.Stream, Consumer: want.Info.Consumer + "x"},
+	}
+	for _, b := range bindings {
+		wi, werr := b.Parse(s)
+		gi, gerr := b.ParseBytes([]byte(s))
+		var wm, gm *acksubject.MismatchError
+		if errors.As(werr, &wm) != errors.As(gerr, &gm) || wm != nil && *wm != *gm {
+			t.Fatalf("%+v.ParseBytes(%q) = %v, Parse %v", b, s, gerr, werr)
+		}
+		if wm != nil {
+			continue
+		}
+		if diff := cmp.Diff(outcomeOf(t, wi, werr), outcomeOf(t, gi, gerr)); diff != "" {
+			t.Fatalf("%+v.ParseBytes(%q) differs from Binding.Parse (-want +got):\n%s", b, s, diff)
+		}
+	}
 }
 
 // boundaryNumbers returns decimals around every length at which the

@@ -65,10 +65,11 @@
 // # Allocation
 //
 // Parse does not allocate: the Stream, Consumer and AccountHash fields of the
-// returned Info are substrings of the subject and keep it alive. If the
-// subject's bytes can change later (a string made with unsafe over a reused
-// buffer), clone those fields before the bytes change. [Info.Append] appends
-// to the caller's buffer without allocating.
+// returned Info are substrings of the subject and keep it alive. A subject
+// held in a reused byte buffer is read with [ParseBytes] (which copies those
+// fields) or [Binding.ParseBytes] (which takes them from the binding and does
+// not allocate), with the same grammar and errors. [Info.Append] appends to
+// the caller's buffer without allocating.
 //
 // The package imports nothing of this project and keeps no state.
 package acksubject

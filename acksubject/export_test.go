@@ -10,7 +10,13 @@ func ReferenceParse(subject string) (Info, error) { return refParse(subject) }
 // inside the grammar, false otherwise.
 func Scan(subject string) (Info, bool) {
 	var info Info
-	ok := scan(subject, &info)
+	var sp spans
+	ok := scan(subject, &info, &sp)
+	if ok {
+		info.AccountHash = subject[sp.hash[0]:sp.hash[1]]
+		info.Stream = subject[sp.stream[0]:sp.stream[1]]
+		info.Consumer = subject[sp.consumer[0]:sp.consumer[1]]
+	}
 	return info, ok
 }
 

@@ -21,10 +21,40 @@ func Parse(subject string) (info Info, err error) {
 	if len(subject) > MaxLen {
 		return Info{}, syntaxError(-1, FieldSubject, RuleTooLong)
 	}
-	if scan(subject, &info) {
+	var sp spans
+	if scan(subject, &info, &sp) {
+		info.AccountHash = subject[sp.hash[0]:sp.hash[1]]
+		info.Stream = subject[sp.stream[0]:sp.stream[1]]
+		info.Consumer = subject[sp.consumer[0]:sp.consumer[1]]
 		return info, nil
 	}
 	return parseTokens(subject)
+}
+
+// ParseBytes is Parse for a subject held in a byte slice, with the same
+// grammar and the same errors. The bytes are read during the call only:
+// the Info's AccountHash, Stream and Consumer are copies, so it allocates
+// them (Binding.ParseBytes, for a subject that must name a binding's
+// stream and consumer, does not allocate).
+func ParseBytes(subject []byte) (Info, error) {
+	if len(subject) > MaxLen {
+		return Info{}, syntaxError(-1, FieldSubject, RuleTooLong)
+	}
+	var info Info
+	var sp spans
+	if scan(subject, &info, &sp) {
+		info.AccountHash = string(subject[sp.hash[0]:sp.hash[1]])
+		info.Stream = string(subject[sp.stream[0]:sp.stream[1]])
+		info.Consumer = string(subject[sp.consumer[0]:sp.consumer[1]])
+		return info, nil
+	}
+	return parseTokens(string(subject))
+}
+
+// spans are the places of an Info's text fields in the subject scan read:
+// [start, end) byte offsets, {0, 0} for an absent account hash.
+type spans struct {
+	hash, stream, consumer [2]int
 }
 
 // scan reads s in one pass, left to right, into info and reports whether s
@@ -41,40 +71,40 @@ func Parse(subject string) (info Info, err error) {
 // they fit the v2 form, the rest is read as v2 first and, failing that, as
 // classic: a classic subject on a stream named "_" whose consumer name
 // looks like an account hash is read twice from token 2.
-func scan(s string, info *Info) bool {
+func scan[T text](s T, info *Info, sp *spans) bool {
 	const (
 		hashAt = len(Prefix) + len(NoDomain) + 1 // first byte of a v2 account hash
 		v2Tail = hashAt + AccountHashLen + 1     // first byte after it and its '.'
 	)
-	if len(s) < len(Prefix) || s[:len(Prefix)] != Prefix {
+	if len(s) < len(Prefix) || string(s[:len(Prefix)]) != Prefix {
 		return false
 	}
-	if len(s) > v2Tail && s[len(Prefix):hashAt] == NoDomain+"." && s[v2Tail-1] == '.' && isHash(s[hashAt:v2Tail-1]) {
-		info.Form, info.AccountHash = FormV2, s[hashAt:v2Tail-1]
-		if i, ok := scanNames(s, v2Tail, info); ok && scanNumbers(s, i, info) {
+	if len(s) > v2Tail && string(s[len(Prefix):hashAt]) == NoDomain+"." && s[v2Tail-1] == '.' && isHash(s[hashAt:v2Tail-1]) {
+		info.Form, sp.hash = FormV2, [2]int{hashAt, v2Tail - 1}
+		if i, ok := scanNames(s, v2Tail, sp); ok && scanNumbers(s, i, info) {
 			return true
 		}
 	}
-	info.Form, info.AccountHash = FormClassic, ""
-	i, ok := scanNames(s, len(Prefix), info)
+	info.Form, sp.hash = FormClassic, [2]int{}
+	i, ok := scanNames(s, len(Prefix), sp)
 	return ok && scanNumbers(s, i, info)
 }
 
 // scanNames reads the stream and consumer tokens that start at s[i], and
-// the '.' after each, into info. It returns the index after the second '.'
+// the '.' after each, into sp. It returns the index after the second '.'
 // and whether both names obey the asset-name rule and its length cap.
-func scanNames(s string, i int, info *Info) (int, bool) {
+func scanNames[T text](s T, i int, sp *spans) (int, bool) {
 	end := nameLen(s, i)
 	if end == i || end-i > MaxNameLen || end == len(s) || s[end] != '.' {
 		return 0, false
 	}
-	info.Stream = s[i:end]
+	sp.stream = [2]int{i, end}
 	i = end + 1
 	end = nameLen(s, i)
 	if end == i || end-i > MaxNameLen || end == len(s) || s[end] != '.' {
 		return 0, false
 	}
-	info.Consumer = s[i:end]
+	sp.consumer = [2]int{i, end}
 	return end + 1, true
 }
 
@@ -87,7 +117,7 @@ func scanNames(s string, i int, info *Info) (int, bool) {
 // time while eight digits follow (at most twice, see eightDigits), then one
 // at a time. Up to 19 digits cannot overflow a uint64; a 20th is added with
 // an overflow check, and a 21st always overflows.
-func scanNumbers(s string, i int, info *Info) bool {
+func scanNumbers[T text](s T, i int, info *Info) bool {
 	var nums [5]uint64
 	for f := range nums {
 		var n uint64

@@ -258,6 +258,18 @@ func TestParseAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Parse() error = %v", err)
 	}
+	v2Bytes, classicBytes := []byte(liveV2NoDomain), []byte(liveClassic)
+	classic, err := acksubject.Parse(liveClassic)
+	if err != nil {
+		t.Fatalf("Parse() error = %v", err)
+	}
+	classicBinding := acksubject.Binding{Stream: classic.Stream, Consumer: classic.Consumer}
+	if _, err := binding.ParseBytes(v2Bytes); err != nil {
+		t.Fatalf("Binding.ParseBytes v2: %v", err)
+	}
+	if _, err := classicBinding.ParseBytes(classicBytes); err != nil {
+		t.Fatalf("Binding.ParseBytes classic: %v", err)
+	}
 	tests := []struct {
 		name string
 		fn   func()
@@ -266,6 +278,8 @@ func TestParseAllocs(t *testing.T) {
 		{"Parse v2", func() { _, _ = acksubject.Parse(liveV2NoDomain) }},
 		{"Parse longest", func() { _, _ = acksubject.Parse(longest) }},
 		{"Binding.Parse v2", func() { _, _ = binding.Parse(liveV2NoDomain) }},
+		{"Binding.ParseBytes v2", func() { _, _ = binding.ParseBytes(v2Bytes) }},
+		{"Binding.ParseBytes classic", func() { _, _ = classicBinding.ParseBytes(classicBytes) }},
 		{"Binding.Check", func() { _ = binding.Check(info) }},
 		{"Append into room", func() { _, _ = info.Append(buf[:0]) }},
 	}

@@ -5,6 +5,10 @@ import (
 	"math/bits"
 )
 
+// text is a subject as Parse (a string) or ParseBytes (a byte slice)
+// reads it.
+type text interface{ ~string | ~[]byte }
+
 // Classes of a byte, as bits of byteClass.
 const (
 	// classNotName marks the bytes that end or break a stream or consumer
@@ -83,7 +87,7 @@ func checkName(tok string) Rule {
 // cannot be part of a name ('.' or a forbidden byte), or len(s). It looks
 // up eight bytes per step and finds the first such byte among them from
 // the word of their classes.
-func nameLen(s string, i int) int {
+func nameLen[T text](s T, i int) int {
 	for ; len(s)-i >= 8; i += 8 {
 		w := s[i : i+8]
 		c := uint64(byteClass[w[0]]) | uint64(byteClass[w[1]])<<8 |
@@ -114,7 +118,7 @@ func checkHash(tok string) Rule {
 }
 
 // isHash reports whether tok is AccountHashLen base62 digits.
-func isHash(tok string) bool {
+func isHash[T text](tok T) bool {
 	if len(tok) != AccountHashLen {
 		return false
 	}
@@ -170,7 +174,7 @@ func parseTimestamp(tok string) (int64, Rule) {
 const ones = 0x0101010101010101
 
 // load64 returns the first eight bytes of w as a little-endian word.
-func load64(w string) uint64 {
+func load64[T text](w T) uint64 {
 	_ = w[7]
 	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56

@@ -148,8 +148,8 @@ func TestAckReceipts(t *testing.T) {
 					t.Errorf("Ack() error = %v, does not match %v", err, w)
 				}
 			}
-			if f.delivery || !f.bytes || f.subject != testAck || string(f.payload) != "+ACK" || len(f.header) != 0 {
-				t.Errorf("request: delivery=%v bytes=%v subject=%q payload=%q", f.delivery, f.bytes, f.subject, f.payload)
+			if f.delivery || f.subject != testAck || string(f.payload) != "+ACK" || len(f.header) != 0 {
+				t.Errorf("request: delivery=%v subject=%q payload=%q", f.delivery, f.subject, f.payload)
 			}
 		})
 	}
@@ -245,7 +245,7 @@ func TestAckBound(t *testing.T) {
 	if _, err := c.Ack(context.Background(), f, d, Ack()); err != nil {
 		t.Fatal(err)
 	}
-	if !f.hasDeadline || f.deadline.Before(before.Add(DefaultOpTimeout)) || f.deadline.After(time.Now().Add(DefaultOpTimeout)) {
+	if f.deadline.IsZero() || f.deadline.Before(before.Add(DefaultOpTimeout)) || f.deadline.After(time.Now().Add(DefaultOpTimeout)) {
 		t.Errorf("ack deadline %v, want now + %v", f.deadline, DefaultOpTimeout)
 	}
 }

@@ -11,27 +11,23 @@ import (
 )
 
 // Requester is what the operations need from a connection: strictly
-// sequential request/reply with the deadline taken from ctx. *conn.Conn
-// implements it. RequestDelivery is Request for the pull, whose answer may be
-// a message delivered under its own subject (Reply.Forwarded). RequestBytes
-// is Request with the subject as bytes, for the acknowledgement, whose
-// subject is kept in the Consumer's Scratch: an implementation reads those
-// bytes during the call only and must not retain them.
+// sequential request/reply, bounded by the deadline given and interrupted
+// by the end of ctx. *conn.Conn implements it. The call's Subject is read
+// during the call only and must not be retained (the acknowledgement's is
+// kept in the Consumer's Scratch); Delivery marks the pull, whose answer
+// may be a message delivered under its own subject (Reply.Forwarded).
 //
-// The context handed to a Requester may narrow its caller's deadline without
-// a timer: its Deadline is the bound and its Err reports the bound's
-// expiry, but its Done closes only with the caller's context. A Requester
-// must bound its blocking by Deadline, as *conn.Conn does with socket
-// deadlines.
+// The deadline passed is the operation's bound: the caller's context's
+// deadline when it is earlier, else the bound of the operation (the
+// operation timeout, or the pull's expiry and margin). A Requester must not
+// block past it, as *conn.Conn does with socket deadlines.
 //
 // Errors are read as *conn.Conn reports them: conn.ErrNoDeadline,
 // conn.ErrTooLarge, conn.ErrInvalidRequest, the bare conn.ErrClosed sentinel
 // and a context error that is not inside a *conn.ClosedError mean nothing
 // was written; any other error means the request may have been written.
 type Requester interface {
-	Request(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error)
-	RequestBytes(ctx context.Context, subject []byte, header, payload []byte) (conn.Reply, error)
-	RequestDelivery(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error)
+	Exchange(ctx context.Context, deadline time.Time, call conn.Call) (conn.Reply, error)
 }
 
 // Bounds of Options.
@@ -76,8 +72,8 @@ type Options struct {
 type Consumer struct {
 	b           Binding
 	ack         acksubject.Binding
-	infoSubject string
-	nextSubject string
+	infoSubject []byte
+	nextSubject []byte
 	nextBody    []byte
 	now         func() time.Time
 	nextBound   time.Duration
@@ -117,8 +113,8 @@ func NewConsumer(b Binding, opts Options) (*Consumer, error) {
 	return &Consumer{
 		b:           b,
 		ack:         acksubject.Binding{Stream: b.Stream, Consumer: b.Consumer},
-		infoSubject: b.InfoSubject(),
-		nextSubject: b.NextSubject(),
+		infoSubject: []byte(b.InfoSubject()),
+		nextSubject: []byte(b.NextSubject()),
 		nextBody:    appendNextBody(nil, b.MaxBytes()),
 		now:         now,
 		nextBound:   RequestExpires + margin,
@@ -137,43 +133,15 @@ func (c *Consumer) Scratch() *Scratch { return c.s }
 // NextBody returns a copy of the pull request body.
 func (c *Consumer) NextBody() []byte { return append([]byte(nil), c.nextBody...) }
 
-// deadlineCtx narrows a parent context's deadline without a timer, so that
-// bounding an operation does not allocate. Deadline reports the narrowed
-// deadline and Err reports context.DeadlineExceeded once it has passed;
-// Done closes only with the parent's. A Requester bounds its blocking by
-// Deadline, as *conn.Conn does with socket deadlines, so nothing waits on
-// Done for the narrowed bound.
-type deadlineCtx struct {
-	context.Context
-	deadline time.Time
-}
-
-func (d *deadlineCtx) Deadline() (time.Time, bool) { return d.deadline, true }
-
-func (d *deadlineCtx) Err() error {
-	if err := d.Context.Err(); err != nil {
-		return err
-	}
-	if !time.Now().Before(d.deadline) {
-		return context.DeadlineExceeded
-	}
-	return nil
-}
-
-// narrow returns ctx when its deadline is at most d from now, otherwise the
-// Scratch's deadlineCtx over ctx ending d from now. The caller
-// calls release when the request returns, so the Consumer keeps no
-// reference to ctx.
-func (c *Consumer) narrow(ctx context.Context, d time.Duration) context.Context {
+// bound is the deadline of an operation bounded by d: d from now, or ctx's
+// deadline when it is earlier.
+func bound(ctx context.Context, d time.Duration) time.Time {
 	limit := time.Now().Add(d)
-	if dl, ok := ctx.Deadline(); ok && !dl.After(limit) {
-		return ctx
+	if dl, ok := ctx.Deadline(); ok && dl.Before(limit) {
+		return dl
 	}
-	c.s.dctx = deadlineCtx{Context: ctx, deadline: limit}
-	return &c.s.dctx
+	return limit
 }
-
-func (c *Consumer) release() { c.s.dctx = deadlineCtx{} }
 
 // Inspect requests consumer info and checks it against the profile. It
 // returns the pending counts whenever the reply decoded, also with a
@@ -182,8 +150,7 @@ func (c *Consumer) release() { c.s.dctx = deadlineCtx{} }
 // *APIError, ErrInfoTooLarge, *InfoError, *ProfileError, and a *ReplyError
 // for a reply that is not a plain message.
 func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
-	rep, err := r.Request(c.narrow(ctx, c.opTimeout), c.infoSubject, nil, nil)
-	c.release()
+	rep, err := r.Exchange(ctx, bound(ctx, c.opTimeout), conn.Call{Subject: c.infoSubject})
 	if err != nil {
 		return Pending{}, fmt.Errorf("pull: inspect: %w", err)
 	}
@@ -221,8 +188,7 @@ func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
 func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 	c.s.ack.gen++
 	sentAt := c.now()
-	rep, err := r.RequestDelivery(c.narrow(ctx, c.nextBound), c.nextSubject, nil, c.nextBody)
-	c.release()
+	rep, err := r.Exchange(ctx, bound(ctx, c.nextBound), conn.Call{Subject: c.nextSubject, Payload: c.nextBody, Delivery: true})
 	if err != nil {
 		return Result{}, fmt.Errorf("pull: next: %w", err)
 	}
@@ -249,8 +215,7 @@ func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Comman
 		return Receipt{}, ErrInvalidDelivery
 	}
 	rec := Receipt{Action: cmd.Action, Delivery: d.ID}
-	rep, err := r.RequestBytes(c.narrow(ctx, c.opTimeout), d.subject, nil, payload)
-	c.release()
+	rep, err := r.Exchange(ctx, bound(ctx, c.opTimeout), conn.Call{Subject: d.subject, Payload: payload})
 	at := c.now()
 	if err != nil {
 		if notWritten(err) {

@@ -27,7 +27,7 @@ func TestInspect(t *testing.T) {
 	if f.delivery || f.subject != "$JS.API.CONSUMER.INFO.ORDERS.worker" || len(f.payload) != 0 || len(f.header) != 0 {
 		t.Errorf("request: delivery=%v subject=%q payload=%q", f.delivery, f.subject, f.payload)
 	}
-	if !f.hasDeadline {
+	if f.deadline.IsZero() {
 		t.Error("request without deadline")
 	}
 }
@@ -175,43 +175,46 @@ func TestVisitAllocations(t *testing.T) {
 // allocates).
 type fastFake struct{ f *fakeRequester }
 
-func (f fastFake) Request(context.Context, string, []byte, []byte) (conn.Reply, error) {
+func (f fastFake) Exchange(context.Context, time.Time, conn.Call) (conn.Reply, error) {
 	return f.f.reply, f.f.err
 }
 
-func (f fastFake) RequestBytes(context.Context, []byte, []byte, []byte) (conn.Reply, error) {
-	return f.f.reply, f.f.err
-}
-
-func (f fastFake) RequestDelivery(context.Context, string, []byte, []byte) (conn.Reply, error) {
-	return f.f.reply, f.f.err
-}
-
-func TestDeadlineCtx(t *testing.T) {
-	parent, cancel := context.WithCancel(context.Background())
+// TestCallerContextPassedThrough: every operation hands the Requester the
+// caller's own context, whose end interrupts the request, and its bound as
+// an explicit deadline; no context of the package's own (a context whose
+// Done would not fire at its deadline) stands in between.
+func TestCallerContextPassedThrough(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	c := newTestConsumer(t, &fakeClock{})
-	ctx := c.narrow(parent, time.Hour)
-	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) < 59*time.Minute {
-		t.Errorf("Deadline() = %v, %v", dl, ok)
+	info := &fakeRequester{reply: infoReply(matchingInfo)}
+	next := &fakeRequester{reply: messageReply(testAck, []byte("p"))}
+	ack := &fakeRequester{reply: conn.Reply{Subject: []byte("_INBOX.x.3")}}
+	start := time.Now()
+	if _, err := c.Inspect(ctx, info); err != nil {
+		t.Fatal(err)
 	}
-	if err := ctx.Err(); err != nil {
-		t.Errorf("Err() = %v before the deadline", err)
+	res, err := c.Next(ctx, next)
+	if err != nil {
+		t.Fatal(err)
 	}
-	cancel()
-	if err := ctx.Err(); !errors.Is(err, context.Canceled) {
-		t.Errorf("Err() = %v after the parent's cancel", err)
+	if _, err := c.Ack(ctx, ack, &res.Delivery, Ack()); err != nil {
+		t.Fatal(err)
 	}
-	select {
-	case <-ctx.Done():
-	default:
-		t.Error("Done() not closed with the parent")
-	}
-	expired := c.narrow(context.Background(), -time.Second)
-	if err := expired.Err(); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Err() = %v past the deadline", err)
-	}
-	c.release()
-	if c.s.dctx.Context != nil {
-		t.Error("release kept the parent context")
+	for _, tt := range []struct {
+		name  string
+		f     *fakeRequester
+		bound time.Duration
+	}{
+		{"inspect", info, DefaultOpTimeout},
+		{"next", next, RequestExpires + DefaultNextMargin},
+		{"ack", ack, DefaultOpTimeout},
+	} {
+		if tt.f.ctx != ctx {
+			t.Errorf("%s: the Requester got another context than the caller's", tt.name)
+		}
+		if tt.f.deadline.Before(start.Add(tt.bound)) || tt.f.deadline.After(time.Now().Add(tt.bound)) {
+			t.Errorf("%s: deadline %v, want %v from the call", tt.name, tt.f.deadline, tt.bound)
+		}
 	}
 }

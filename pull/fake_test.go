@@ -14,39 +14,23 @@ type fakeRequester struct {
 	reply conn.Reply
 	err   error
 
-	calls       int
-	delivery    bool // the last call was RequestDelivery
-	bytes       bool // the last call was RequestBytes
-	subject     string
-	header      []byte
-	payload     []byte
-	deadline    time.Time
-	hasDeadline bool
+	calls    int
+	delivery bool // the last call was a pull (Call.Delivery)
+	subject  string
+	header   []byte
+	payload  []byte
+	deadline time.Time       // the deadline passed
+	ctx      context.Context // the context passed
 }
 
-func (f *fakeRequester) record(ctx context.Context, subject string, header, payload []byte) {
+func (f *fakeRequester) Exchange(ctx context.Context, deadline time.Time, call conn.Call) (conn.Reply, error) {
 	f.calls++
-	f.subject = subject
-	f.header = append([]byte(nil), header...)
-	f.payload = append([]byte(nil), payload...)
-	f.deadline, f.hasDeadline = ctx.Deadline()
-}
-
-func (f *fakeRequester) Request(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error) {
-	f.record(ctx, subject, header, payload)
-	f.delivery, f.bytes = false, false
-	return f.reply, f.err
-}
-
-func (f *fakeRequester) RequestBytes(ctx context.Context, subject []byte, header, payload []byte) (conn.Reply, error) {
-	f.record(ctx, string(subject), header, payload)
-	f.delivery, f.bytes = false, true
-	return f.reply, f.err
-}
-
-func (f *fakeRequester) RequestDelivery(ctx context.Context, subject string, header, payload []byte) (conn.Reply, error) {
-	f.record(ctx, subject, header, payload)
-	f.delivery, f.bytes = true, false
+	f.subject = string(call.Subject)
+	f.header = append([]byte(nil), call.Header...)
+	f.payload = append([]byte(nil), call.Payload...)
+	f.delivery = call.Delivery
+	f.deadline = deadline
+	f.ctx = ctx
 	return f.reply, f.err
 }
 

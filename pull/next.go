@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/latent-systems/latent-nats/acksubject"
 	"github.com/latent-systems/latent-nats/conn"
@@ -137,28 +135,30 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 	}
 	// The ack subject is copied into the Scratch's buffer and parsed
 	// there: the exact bytes Ack will publish to are the ones checked.
-	// acksubject.Parse reads a string, so it is given an unsafe.String
-	// view of the copy that lives only in this function: every string of
-	// the Info it returns is replaced below by one that aliases no buffer
-	// (Stream and Consumer by the binding's, equal since b.Parse matched
-	// them; AccountHash by the Consumer's copy), and its errors carry no
-	// byte of the subject. Nothing can therefore see the bytes change when
-	// the next delivery is stored.
+	// Binding.ParseBytes reads the bytes during the call only: the Info's
+	// Stream and Consumer are the binding's, and its AccountHash the
+	// Consumer's copy of the last one seen (a v2 subject with another hash
+	// is parsed again without it, and its hash copied once). Nothing of the
+	// Info aliases the buffer the next delivery rewrites.
 	n := copy(c.s.ack.buf[:], r.ReplyTo)
 	stored := c.s.ack.buf[:n:n]
-	info, err := c.ack.Parse(unsafe.String(unsafe.SliceData(stored), n))
+	ab := c.ack
+	ab.AccountHash = c.accountHash
+	info, err := ab.ParseBytes(stored)
+	if err != nil && c.accountHash != "" {
+		var me *acksubject.MismatchError
+		if errors.As(err, &me) && me.Field == acksubject.FieldAccountHash {
+			info, err = c.ack.ParseBytes(stored)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, acksubject.ErrMismatch) {
 			return Result{}, &ReplyError{Op: OpNext, Err: ErrWrongConsumer}
 		}
 		return Result{}, &ReplyError{Op: OpNext, Err: fmt.Errorf("%w: %w", ErrBadAckSubject, err)}
 	}
-	info.Stream, info.Consumer = c.b.Stream, c.b.Consumer
 	if info.AccountHash != "" {
-		if info.AccountHash != c.accountHash {
-			c.accountHash = strings.Clone(info.AccountHash)
-		}
-		info.AccountHash = c.accountHash
+		c.accountHash = info.AccountHash
 	}
 	return Result{
 		Kind: KindMessage,

@@ -6,8 +6,7 @@ import "github.com/latent-systems/latent-nats/acksubject"
 // being visited uses: the buffer an acknowledgement command is written
 // into (MaxCommandLen bytes), the buffer holding the ack subject of the
 // latest delivery (acksubject.MaxLen bytes) with the generation that
-// counts pulls, and the deadline context of the operation in progress
-// (empty between calls). Consumers that are never used at the same time,
+// counts pulls. Consumers that are never used at the same time,
 // such as the bindings one loop visits in turn, share one Scratch through
 // Options.Scratch instead of holding about 800 bytes each.
 //
@@ -20,9 +19,8 @@ import "github.com/latent-systems/latent-nats/acksubject"
 // not be called concurrently with each other. The zero value is ready to
 // use; a Scratch must not be copied after first use.
 type Scratch struct {
-	cmd  [MaxCommandLen]byte
-	dctx deadlineCtx // see Consumer.narrow
-	ack  ackBuffer   // the ack subject of the latest delivery
+	cmd [MaxCommandLen]byte
+	ack ackBuffer // the ack subject of the latest delivery
 }
 
 // ackBuffer is where the Consumers sharing a Scratch store the ack subject
