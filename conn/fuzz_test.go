@@ -167,10 +167,10 @@ func (c *closeRecorder) Close() error {
 // chunk), then ends its side with close_notify, as a server that shuts
 // down its TCP writes: the client reads everything sent and then the end,
 // and its own writes still go through. It reads whatever the client
-// writes, counting its PONGs, and closes the pipe once the client has.
+// writes into sent, and closes the pipe once the client has.
 type fuzzServer struct {
-	wg    sync.WaitGroup
-	pongs atomic.Int64
+	wg   sync.WaitGroup
+	sent []byte // what the client wrote, complete once wg is done
 }
 
 func (s *fuzzServer) start(raw net.Conn, cfg *tls.Config, input, cuts []byte) {
@@ -204,8 +204,7 @@ func (s *fuzzServer) start(raw net.Conn, cfg *tls.Config, input, cuts []byte) {
 	})
 }
 
-// drain reads the client's bytes until the connection ends and counts
-// its PONGs.
+// drain reads the client's bytes until the connection ends.
 func (s *fuzzServer) drain(tc *tls.Conn) {
 	var out bytes.Buffer
 	var buf [4096]byte
@@ -218,7 +217,7 @@ func (s *fuzzServer) drain(tc *tls.Conn) {
 			break
 		}
 	}
-	s.pongs.Store(int64(bytes.Count(out.Bytes(), []byte("PONG\r\n"))))
+	s.sent = out.Bytes()
 }
 
 // fuzzHandshake is Dial after StepTLS on an established TLS connection:
@@ -366,7 +365,6 @@ func runFuzzConn(t *testing.T, env *fuzzEnv, input, cuts []byte, modes uint8, di
 		return out
 	}
 	wcap := cap(c.wbuf)
-	exchanges := int64(1)
 	for i := range fuzzRequests {
 		if c.Closed() {
 			break
@@ -378,7 +376,6 @@ func runFuzzConn(t *testing.T, env *fuzzEnv, input, cuts []byte, modes uint8, di
 		} else {
 			rep, err = c.Request(ctx, "svc", nil, []byte("q"))
 		}
-		exchanges++
 		out.requests = append(out.requests, checkRequest(t, c, &v, rep, err, delivery))
 		if cap(c.wbuf) != wcap && !c.Closed() {
 			t.Fatalf("write buffer regrown from %d to %d", wcap, cap(c.wbuf))
@@ -392,10 +389,20 @@ func runFuzzConn(t *testing.T, env *fuzzEnv, input, cuts []byte, modes uint8, di
 	checkStaysClosed(t, c, raw)
 	_ = raw.Close()
 	srv.wg.Wait()
-	if p := srv.pongs.Load(); p > exchanges*MaxPingsPerExchange {
-		t.Fatalf("%d PONGs written in %d exchanges", p, exchanges)
-	}
+	checkPongs(t, srv.sent)
 	return out
+}
+
+// checkPongs requires at most MaxPingsPerExchange PONGs in each exchange
+// of what the client wrote: the handshake, then each request from its PUB
+// on.
+func checkPongs(t *testing.T, sent []byte) {
+	t.Helper()
+	for i, ex := range bytes.Split(sent, []byte("PUB svc ")) {
+		if n := bytes.Count(ex, []byte("PONG\r\n")); n > MaxPingsPerExchange {
+			t.Fatalf("%d PONGs written in exchange %d", n, i)
+		}
+	}
 }
 
 // checkCause requires a failure never to be the deadline and its cause to
@@ -418,13 +425,13 @@ func checkRequest(t *testing.T, c *Conn, v *validated, rep Reply, err error, del
 		var se *ServerError
 		var ce *ClosedError
 		switch {
+		case errors.As(err, &se) && se.Kind == KindPermission:
+			if c.Closed() || errors.As(err, &ce) {
+				t.Fatalf("a permission error closed the connection: %v", err)
+			}
 		case errors.As(err, &ce):
 			if !c.Closed() {
 				t.Fatalf("ClosedError on an open connection: %v", err)
-			}
-		case errors.As(err, &se) && se.Kind == KindPermission:
-			if c.Closed() {
-				t.Fatalf("a permission error closed the connection")
 			}
 		default:
 			t.Fatalf("Request: %v, want a *ClosedError or a permission *ServerError", err)
