@@ -143,9 +143,21 @@ func inspectSeeds(t testing.TB) []inspectSeed {
 		{`"ack_policy":"explicit"`, `"ack_policy":"all"`},
 		{`"filter_subject":"orders.new"`, `"filter_subjects":["orders.new"]`},
 		{`"filter_subject":"orders.new"`, `"filter_subject":"","filter_subjects":["orders.new","orders.old"]`},
-		{`"max_bytes":10240`, `"max_bytes":10240,"deliver_subject":"push","backoff":[1,2],"priority_policy":"pinned_client","flow_control":true,"headers_only":true`},
+		{`"filter_subject":"orders.new"`, `"filter_subject":"orders.old"`},
+		{`"max_bytes":10240`, `"max_bytes":10240,"deliver_subject":"push","backoff":[1,2],"priority_policy":"pinned_client","flow_control":true`},
+		{`"max_bytes":10240`, `"max_bytes":10240,"priority_policy":"none","deliver_subject":""`},
+		{`"headers_only":false`, `"headers_only":true`},
 		{`"name":"worker","created"`, `"name":"w\u006frker","created"`},
-		{`,"config":{`, `,"cfg":{`},
+		{`"stream_name":"ORDERS"`, `"stream_name":"OTHER"`},
+		{`"durable_name":"worker"`, `"durable_name":"other"`},
+		{`"replay_policy":"instant"`, `"replay_policy":"original"`},
+		{`"deliver_policy":"all"`, `"deliver_policy":"last"`},
+		{`"max_waiting":1`, `"max_waiting":2`},
+		{`"max_ack_pending":1`, `"max_ack_pending":1000`},
+		{`"max_batch":1`, `"max_batch":0`},
+		{`"max_expires":100000000`, `"max_expires":0`},
+		{`"ack_wait":2000000000`, `"ack_wait":30000000000`},
+		{`"max_deliver":3`, `"max_deliver":-1`},
 	} {
 		seeds = append(seeds, inspectSeed{replaceOnce(t, matchingInfo, edit.from, edit.to), ""})
 	}
@@ -153,6 +165,18 @@ func inspectSeeds(t testing.TB) []inspectSeed {
 		inspectSeed{[]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","error":{"code":404,"err_code":10014,"description":"consumer not found"}}`), ""},
 		inspectSeed{[]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","stream_name":"ORDERS","name":"worker","num_ack_pending":0,"num_redelivered":0,"num_waiting":0,"num_pending":3}`), ""},
 	)
+}
+
+// TestInspectSeedsDecode keeps the seeds of FuzzInspect within the
+// strict grammar, so that each reaches the profile check or the API error
+// it was written for.
+func TestInspectSeedsDecode(t *testing.T) {
+	for i, s := range inspectSeeds(t) {
+		var ci consumerInfo
+		if err := decodeInfo(s.body, &ci); err != nil {
+			t.Errorf("seed %d: %v", i, err)
+		}
+	}
 }
 
 // replaceOnce returns s with from replaced by to, which it must contain.
