@@ -1,10 +1,12 @@
 package trigger
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -32,6 +34,13 @@ type Triggers struct {
 	provIDs   []string
 
 	running atomic.Bool
+
+	// stopMu guards stop: the cancel of the context the Run or Step in
+	// progress runs under, so that Close can end a step waiting on the
+	// broker without waiting for it (see Close). It is never held with mu
+	// waited for.
+	stopMu sync.Mutex
+	stop   context.CancelCauseFunc
 
 	// mu is held by a step, CloseIdle and Close; everything below is
 	// owned by its holder.
@@ -229,10 +238,18 @@ func (t *Triggers) Monitor() *Monitor { return t.mon }
 func (t *Triggers) PollInterval() time.Duration { return t.poll }
 
 // Close closes every connection, releases every client and the
-// installation's charge, and makes later Run and Step return ErrClosed. It
-// waits for a step in progress to end. The registry keeps the epoch, so the
+// installation's charge, and makes later Run and Step return ErrClosed. A
+// Run or Step in progress is stopped as if its context were cancelled (a
+// wait on the broker is interrupted at once; the host's activation sees
+// its context done; nothing more is acknowledged) and returns ErrClosed;
+// Close waits for its step to end. The registry keeps the epoch, so the
 // next installation of the logical ID expects it. Close is idempotent.
 func (t *Triggers) Close() {
+	t.stopMu.Lock()
+	if t.stop != nil {
+		t.stop(ErrClosed)
+	}
+	t.stopMu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -257,4 +274,28 @@ func (t *Triggers) closeClientsLocked() {
 	for i := range t.tenants {
 		t.tenants[i].client.release(t.pools, &t.tenants[i])
 	}
+}
+
+// withStop returns ctx made cancellable by Close (see Triggers.stop) and the
+// function that ends that: the caller defers it.
+func (t *Triggers) withStop(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	t.stopMu.Lock()
+	t.stop = cancel
+	t.stopMu.Unlock()
+	return ctx, func() {
+		t.stopMu.Lock()
+		t.stop = nil
+		t.stopMu.Unlock()
+		cancel(nil)
+	}
+}
+
+// stopped maps the error of a Run or Step under a context from withStop:
+// a stop by Close is ErrClosed.
+func stopped(ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), ErrClosed) && (errors.Is(err, context.Canceled) || err == nil) {
+		return ErrClosed
+	}
+	return err
 }

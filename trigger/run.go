@@ -19,12 +19,15 @@ import (
 // interval whatever the number of bindings, and a busy one moves as fast as
 // its round trips allow.
 //
-// When ctx is done Run finishes the step in progress (the host's activation
-// sees ctx done; nothing is acknowledged), closes every tenant connection
-// and client (CloseIdle) and returns nil. It returns ErrSuperseded when a
-// newer epoch of the logical ID was installed, ErrClosed after Close,
-// ErrRunning when Run already runs and ErrNoHost for a nil host, also after
-// CloseIdle.
+// When ctx is done Run ends the step in progress at once (a wait on the
+// broker, dial and TLS handshake included, is interrupted; the host's
+// activation sees ctx done; nothing more is acknowledged), closes every
+// tenant connection and client (CloseIdle) and returns nil: within
+// milliseconds plus whatever the host's activation takes to return.
+// Close does the same from another goroutine, and Run returns ErrClosed.
+// It returns ErrSuperseded when a newer epoch of the logical ID was
+// installed, ErrClosed after Close, ErrRunning when Run already runs and
+// ErrNoHost for a nil host, also after CloseIdle.
 func (t *Triggers) Run(ctx context.Context, host Host) error {
 	if host == nil {
 		return ErrNoHost
@@ -34,6 +37,8 @@ func (t *Triggers) Run(ctx context.Context, host Host) error {
 	}
 	defer t.running.Store(false)
 	defer t.CloseIdle()
+	ctx, unstop := t.withStop(ctx)
+	defer unstop()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -42,7 +47,7 @@ func (t *Triggers) Run(ctx context.Context, host Host) error {
 		switch {
 		case err == nil:
 		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
-			return nil
+			return stopped(ctx, nil)
 		default:
 			return err
 		}
@@ -52,7 +57,7 @@ func (t *Triggers) Run(ctx context.Context, host Host) error {
 		timer.Reset(r.Wait)
 		select {
 		case <-ctx.Done():
-			return nil
+			return stopped(ctx, nil)
 		case <-timer.C:
 		}
 	}

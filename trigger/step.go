@@ -54,7 +54,9 @@ func stepBound(timeout time.Duration) time.Duration {
 // call CloseIdle when they stop.
 //
 // Errors end the owner's work, not the step's: ctx's error when the owner
-// stopped (the step reclaimed everything locally and acknowledged nothing),
+// stopped (ctx's end interrupts a wait on the broker at once; the step
+// reclaimed everything locally and acknowledged nothing more), ErrClosed
+// when Close stopped it,
 // ErrSuperseded, ErrClosed, ErrRunning while Run runs, ErrNoHost. Broker
 // and host failures are not errors of Step: they are in the report and the
 // monitor.
@@ -65,7 +67,10 @@ func (t *Triggers) Step(ctx context.Context, host Host) (StepReport, error) {
 	if t.running.Load() {
 		return StepReport{}, ErrRunning
 	}
-	return t.step(ctx, host)
+	ctx, unstop := t.withStop(ctx)
+	defer unstop()
+	r, err := t.step(ctx, host)
+	return r, stopped(ctx, err)
 }
 
 func (t *Triggers) step(ctx context.Context, host Host) (StepReport, error) {
