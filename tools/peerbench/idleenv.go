@@ -180,7 +180,7 @@ func (e *idleEnv) withAdmin(ctx context.Context, tenant string, f func(context.C
 	if err != nil {
 		return err
 	}
-	c, err := dialLatent(ctx, e.brk, creds, "peerbench-admin-"+tenant)
+	c, err := dialLatent(ctx, e.brk, creds, "peerbench-admin-"+tenant, false)
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,7 @@ type pullOptions struct {
 	roundTime time.Duration
 	storage   string
 	server    string
+	thread    bool
 }
 
 // pullFlags registers the flags of -mode pull on fs.
@@ -54,6 +55,7 @@ func pullFlags(fs *flag.FlagSet) *pullOptions {
 	fs.IntVar(&o.host, "host", 2000, "pull: visits per message loop, after the rounds, with another goroutine's 1 ms ticker running (its lateness is reported); 0 skips")
 	fs.DurationVar(&o.roundTime, "round-time", time.Minute, "pull: time bound of one loop in one round")
 	fs.StringVar(&o.storage, "storage", "memory", `pull: stream storage, "memory" or "file"`)
+	fs.BoolVar(&o.thread, "thread-socket", false, "pull: this project's connections use the opt-in thread socket (conn.Config.ThreadSocket) instead of the Go runtime's network poller")
 	fs.StringVar(&o.server, "server", "", "pull, idle: nats-server "+broker.ServerVersion+" binary (default: "+broker.EnvServer+" or the user cache)")
 	return o
 }
@@ -110,6 +112,7 @@ func runPull(ctx context.Context, o pullOptions, w io.Writer) (err error) {
 	fmt.Fprintf(w, "rounds %d, %d visits per loop per round, %d warmup, %d empty visits of each kind per round, %s storage, %d-byte payloads\n",
 		o.rounds, o.steps, o.warmup, o.empty, o.storage, payloadSize)
 	fmt.Fprintf(w, "load average before: %s\n", loadAvg())
+	fmt.Fprintf(w, "latent socket: %s\n", map[bool]string{false: "the Go runtime's network poller (default)", true: "thread socket (conn.Config.ThreadSocket)"}[o.thread])
 
 	setup := time.Now()
 	env, err := startEnv(ctx, o, perLoop)

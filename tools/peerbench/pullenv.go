@@ -194,7 +194,7 @@ func (a *admin) counters(ctx context.Context, name loopName) (counters, error) {
 }
 
 // dialLatent connects this project's client as the given user.
-func dialLatent(ctx context.Context, brk *broker.Broker, creds broker.Creds, name string) (*conn.Conn, error) {
+func dialLatent(ctx context.Context, brk *broker.Broker, creds broker.Creds, name string, thread bool) (*conn.Conn, error) {
 	file, err := creds.File()
 	if err != nil {
 		return nil, err
@@ -214,6 +214,7 @@ func dialLatent(ctx context.Context, brk *broker.Broker, creds broker.Creds, nam
 		Roots:          brk.RootCAs(),
 		Credential:     secret,
 		Name:           name,
+		ThreadSocket:   thread,
 	})
 }
 
@@ -279,7 +280,7 @@ func startEnv(ctx context.Context, o pullOptions, perLoop int) (env *pullEnv, er
 	if err != nil {
 		return env, err
 	}
-	ac, err := dialLatent(ctx, brk, adminCreds, "peerbench-admin")
+	ac, err := dialLatent(ctx, brk, adminCreds, "peerbench-admin", o.thread)
 	if err != nil {
 		return env, err
 	}
@@ -316,7 +317,7 @@ func startEnv(ctx context.Context, o pullOptions, perLoop int) (env *pullEnv, er
 	if err != nil {
 		return env, err
 	}
-	if env.latent, err = dialLatent(ctx, brk, lc, "peerbench-latent"); err != nil {
+	if env.latent, err = dialLatent(ctx, brk, lc, "peerbench-latent", o.thread); err != nil {
 		return env, err
 	}
 	cc, err := user("core", binding(loopCore))
