@@ -179,11 +179,17 @@
 //
 // # Stopping
 //
-// Cancel Run's context and wait for Run to return: it finishes the step in
-// progress without acknowledging anything, then closes every tenant
-// connection and client. Explicit Step drivers call CloseIdle when they
-// stop. Triggers.Close releases the installation's charge; Pools.Close
-// closes every installation and is the final reclamation. The host's own
+// Cancel Run's context and wait for Run to return: the step in progress is
+// interrupted wherever it waits on the broker (dial, TLS, INFO, consumer
+// info, the pull, the acknowledgement's receipt: the connection's socket is
+// woken at once and the connection closed), the host's activation sees the
+// context done, nothing more is acknowledged, and every tenant connection
+// and client is closed; Run returns within milliseconds plus the host's
+// activation. Explicit Step drivers call CloseIdle when they stop.
+// Triggers.Close stops a Run or Step in progress the same way and releases
+// the installation's charge; Pools.Close closes every installation and is
+// the final reclamation. With PoolConfig.ThreadSocket a wait on the broker
+// is not interrupted and ends at its own deadline. The host's own
 // work (a function that outlives its activation) is the host's to wait
 // for.
 package trigger
