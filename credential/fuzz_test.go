@@ -152,6 +152,9 @@ func secretSeeds(t testing.TB) []secretSeed {
 		{formUserPassword, []byte("alice"), []byte("pa\nss"), nil},
 		{formToken, []byte("tok-\u00e9n"), nil, nil},
 		{formToken, []byte("tok\u0085en"), nil, nil},
+		{formToken, []byte("tok\x7fen"), nil, nil},
+		{formToken, []byte("tok\u009fen"), nil, nil},
+		{formUserPassword, []byte("\u00a0alice"), []byte("pass\x1f"), nil},
 		{formToken, bytes.Repeat([]byte("t"), MaxSecretLen+1), nil, nil},
 	}
 }
