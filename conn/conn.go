@@ -30,6 +30,10 @@ type Conn struct {
 	jetStream  bool
 	lameDuck   bool
 	closed     bool
+	// answered is set when the last request got its answer, for Await;
+	// answeredDelivery when that request accepted a forwarded message.
+	answered         bool
+	answeredDelivery bool
 }
 
 // Close closes the socket. It sends nothing (no TLS close_notify either,

@@ -19,7 +19,7 @@
 //   - info.go: the few INFO fields the connection reads; everything that
 //     could steer it elsewhere is ignored.
 //   - inbox.go: the random inbox prefix and per-request reply tokens.
-//   - request.go: Request, RequestBytes, RequestDelivery, Exchange, Call
+//   - request.go: Request, RequestBytes, RequestDelivery, Exchange, Call, Await
 //     and Reply.
 //   - check.go: Check, a cheap staleness probe for an idle pooled
 //     connection; peek_unix.go and peek_other.go: the non-blocking look at

@@ -49,6 +49,8 @@ var (
 	// point (a message before the handshake ends, an unsolicited PONG or
 	// +OK).
 	ErrUnexpectedFrame = errors.New("conn: unexpected frame")
+	// ErrNoRequest reports an Await with no answered request to follow.
+	ErrNoRequest = errors.New("conn: no answered request to await")
 	// ErrForeignFrame reports a message for another subscription or for a
 	// reply subject other than the current request's.
 	ErrForeignFrame = errors.New("conn: foreign frame")

@@ -147,6 +147,7 @@ func exchange[S wire.Text](ctx context.Context, c *Conn, deadline time.Time, sub
 	if len(subject) > MaxSubjectLen || len(payload) > c.maxPayload || len(header) > parser.MaxHeaderBlock {
 		return Reply{}, ErrTooLarge
 	}
+	c.answered = false
 	reply := c.inbox.next()
 	out, err := appendPub(c, subject, reply, header, payload)
 	if err != nil {
@@ -168,6 +169,57 @@ func exchange[S wire.Text](ctx context.Context, c *Conn, deadline time.Time, sub
 	if _, err := c.tls.Write(out); err != nil {
 		return Reply{}, c.failCtx(ctx, err)
 	}
+	r, err := c.awaitReply(ctx, reply, forwarded)
+	if err == nil {
+		c.answered, c.answeredDelivery = true, forwarded
+	}
+	return r, err
+}
+
+// Await waits for one more message answering the request the connection
+// made last, once that request was answered: a message to its reply
+// subject or, for a delivery request (Call.Delivery, RequestDelivery), a
+// message forwarded to it. It is for a server that sends the real answer
+// after a first reply: a JetStream consumer replicated in a cluster
+// answers a pull with "409 Batch Completed" at once and sends the message
+// it delivered only once its delivered state has a quorum (nats-server
+// 2.14.6, consumer.go deliverMsg), so the message follows the status
+// (pull.Consumer.Next). The wait ends by deadline, or by ctx's deadline
+// when ctx has an earlier one, and ctx's end interrupts it, as Exchange's
+// does; a zero deadline is ErrNoDeadline. Outcomes are Request's but for
+// the write: without an answered request to follow it returns
+// ErrNoRequest and reads nothing. The previous Reply's slices are invalid
+// once Await is called.
+func (c *Conn) Await(ctx context.Context, deadline time.Time) (Reply, error) {
+	if c.closed {
+		return Reply{}, ErrClosed
+	}
+	if !c.answered {
+		return Reply{}, ErrNoRequest
+	}
+	if deadline.IsZero() {
+		return Reply{}, ErrNoDeadline
+	}
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	if err := ctx.Err(); err != nil {
+		return Reply{}, err
+	}
+	c.cancel.watch(ctx, c.raw)
+	if err := c.tls.SetDeadline(deadline); err != nil {
+		return Reply{}, c.fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Reply{}, err
+	}
+	return c.awaitReply(ctx, c.inbox.current(), c.answeredDelivery)
+}
+
+// awaitReply reads frames until the message answering the request whose
+// reply subject is reply (or, with forwarded, a message forwarded to it),
+// answering PINGs and reading INFOs on the way.
+func (c *Conn) awaitReply(ctx context.Context, reply []byte, forwarded bool) (Reply, error) {
 	var ctl control
 	for range MaxControlFramesPerExchange + 1 {
 		f, err := c.p.Next()

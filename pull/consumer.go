@@ -30,6 +30,21 @@ type Requester interface {
 	Exchange(ctx context.Context, deadline time.Time, call conn.Call) (conn.Reply, error)
 }
 
+// Follower is a Requester that can also read one more message answering
+// the request it answered last (conn.Conn's Await). Next uses it when the
+// first reply to a pull is "409 Batch Completed": nats-server 2.14.6 sends
+// that status only after delivering a message to the request (consumer.go,
+// getNextMsg's loop: the batch filled while max_bytes had room left), and
+// for a consumer replicated in a cluster it sends the status at once but
+// the message only once the consumer's delivered state has a quorum
+// (deliverMsg, replicateDeliveries), so the message follows the status. A
+// Requester that is no Follower gets KindBatchCompleted, and the message
+// arrives during its next request.
+type Follower interface {
+	Requester
+	Await(ctx context.Context, deadline time.Time) (conn.Reply, error)
+}
+
 // Bounds of Options.
 const (
 	// DefaultNextMargin is Options.NextMargin when zero: the time allowed
@@ -145,10 +160,11 @@ func bound(ctx context.Context, d time.Duration) time.Time {
 
 // Inspect requests consumer info and checks it against the profile. It
 // returns the pending counts whenever the reply decoded, also with a
-// *ProfileError (the caller must not pull then). Errors: the connection's
-// (wrapped), ErrNoResponders, ErrStreamNotFound, ErrConsumerNotFound,
-// *APIError, ErrInfoTooLarge, *InfoError, *ProfileError, and a *ReplyError
-// for a reply that is not a plain message.
+// *ProfileError or ErrConsumerPaused (the caller must not pull then).
+// Errors: the connection's (wrapped), ErrNoResponders, ErrStreamNotFound,
+// ErrConsumerNotFound, *APIError, ErrInfoTooLarge, *InfoError,
+// *ProfileError, ErrConsumerPaused (a consumer matching the profile but
+// paused), and a *ReplyError for a reply that is not a plain message.
 func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
 	rep, err := r.Exchange(ctx, bound(ctx, c.opTimeout), conn.Call{Subject: c.infoSubject})
 	if err != nil {
@@ -173,6 +189,9 @@ func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
 	if ms := checkProfile(&c.b, &ci); ms != nil {
 		return ci.pending, &ProfileError{Mismatches: ms}
 	}
+	if ci.paused {
+		return ci.pending, ErrConsumerPaused
+	}
 	return ci.pending, nil
 }
 
@@ -188,11 +207,27 @@ func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
 func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 	c.s.ack.gen++
 	sentAt := c.now()
-	rep, err := r.Exchange(ctx, bound(ctx, c.nextBound), conn.Call{Subject: c.nextSubject, Payload: c.nextBody, Delivery: true})
+	deadline := bound(ctx, c.nextBound)
+	rep, err := r.Exchange(ctx, deadline, conn.Call{Subject: c.nextSubject, Payload: c.nextBody, Delivery: true})
 	if err != nil {
 		return Result{}, fmt.Errorf("pull: next: %w", err)
 	}
-	return c.classifyNext(&rep, sentAt)
+	res, err := c.classifyNext(&rep, sentAt)
+	f, ok := r.(Follower)
+	if err != nil || res.Kind != KindBatchCompleted || !ok {
+		return res, err
+	}
+	// "409 Batch Completed" as the first reply: the broker delivered a
+	// message to this request and sends it after the status (a replicated
+	// consumer, see Follower). It is read within the same bound.
+	rep, err = f.Await(ctx, deadline)
+	if err != nil {
+		return Result{}, fmt.Errorf("pull: next: %w", err)
+	}
+	if res, err = c.classifyNext(&rep, sentAt); err == nil && res.Kind != KindMessage {
+		return Result{}, &ReplyError{Op: OpNext, Err: ErrUnexpectedReply}
+	}
+	return res, err
 }
 
 // Ack sends cmd for the delivery d and waits for the broker's receipt,

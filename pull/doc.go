@@ -61,7 +61,10 @@
 // After delivering a message the broker also sends "409 Batch Completed" to
 // the same reply subject (the request's max_bytes had room left). That frame
 // belongs to a request that is already answered; discarding it is the
-// connection's business (it arrives on an earlier reply subject).
+// connection's business (it arrives on an earlier reply subject). A
+// consumer replicated in a cluster sends the status first and the message
+// once its delivered state has a quorum: through a [Follower] (conn.Conn),
+// Next reads the message after the status within the pull's bound.
 //
 // A [Delivery] is valid until the next [Consumer.Next] on its Consumer, or
 // on any Consumer sharing its [Scratch] ([Options].Scratch): its ack subject

@@ -122,7 +122,6 @@ func TestFakeServerStatuses(t *testing.T) {
 		{"409 Exceeded MaxRequestBatch of 1", pull.KindMaxRequestBatch},
 		{"409 Leadership Change", pull.KindLeadershipChange},
 		{"409 Server Shutdown", pull.KindServerShutdown},
-		{"409 Batch Completed", pull.KindBatchCompleted},
 		{"400 Bad Request - Priority Group missing", pull.KindBadRequest},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,99 @@
+package conformance_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/tools/broker"
+	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
+)
+
+// statusTrials is the number of raw pulls of
+// TestClusterPullStatusBeforeMessage, and of pulls through pull.Next.
+const statusTrials = 3
+
+// TestClusterPullStatusBeforeMessage pins what a three-node 2.14.6
+// cluster answers to the profile's pull (batch 1, no_wait, 100 ms
+// expiry, max_bytes) on an R3 consumer with a message pending: the
+// consumer leader sends "409 Batch Completed" to the request at once and
+// the message itself only after its delivered state reached a quorum
+// (consumer.go deliverMsg: replicateDeliveries, addReplicatedQueuedMsg;
+// the status goes straight to the send queue). On a single broker the
+// message comes first. Raw pulls through conn.Conn, one per node, see the
+// status as the first reply at least once, and conn.Conn.Await then reads
+// the message. pull.Consumer.Next, given the connection as its Follower,
+// returns the message whatever the order: every event is delivered once
+// and acknowledged, and the consumer ends with nothing pending.
+//
+// Before Next followed the status, the runtime's steps on an R3 consumer
+// reported the status as an empty pull, met the message during the next
+// request (a foreign frame, the connection closed) and delivered nothing
+// until max_deliver ran out.
+func TestClusterPullStatusBeforeMessage(t *testing.T) {
+	t.Parallel()
+	c := brokertest.StartCluster(t, broker.Options{Tenants: []string{pullTenant}}, broker.DefaultClusterSize)
+	bind := testBinding("ORDERS", "worker", "orders.new")
+	a := newAdmin(t, c.Node(0))
+	a.api("$JS.API.STREAM.CREATE.ORDERS", map[string]any{
+		"name": "ORDERS", "subjects": []string{"orders.>"}, "storage": "file", "num_replicas": 3,
+	})
+	cfg := profileConfig(bind)
+	cfg["num_replicas"] = 3
+	a.createConsumer("ORDERS", "worker", cfg)
+	for range 2 * statusTrials {
+		a.publish("orders.new", []byte("one"))
+	}
+	perms := derive(t, bind)
+
+	statusFirst := 0
+	for trial := range statusTrials {
+		node := c.Node(trial % c.Size())
+		p := newPuller(t, node, bind, perms, pull.Options{})
+		ctx, cancel := context.WithTimeout(t.Context(), pullTimeout)
+		r, err := p.c.RequestDelivery(ctx, "$JS.API.CONSUMER.MSG.NEXT.ORDERS.worker", nil, p.p.NextBody())
+		if err != nil {
+			cancel()
+			t.Fatalf("trial %d: pull: %v", trial, err)
+		}
+		first := "the message"
+		if r.Status != 0 {
+			if r.Status != 409 || string(r.Description) != "Batch Completed" {
+				cancel()
+				t.Fatalf("trial %d: pull answered %d %q, want a message or 409 Batch Completed", trial, r.Status, r.Description)
+			}
+			statusFirst++
+			first = "409 Batch Completed"
+			at := time.Now()
+			if r, err = p.c.Await(ctx, time.Now().Add(bind.AckWait)); err != nil || !r.Forwarded || len(r.ReplyTo) == 0 {
+				cancel()
+				t.Fatalf("trial %d: Await after the status: forwarded %v, %v; want the delivered message", trial, r.Forwarded, err)
+			}
+			first += ", the message " + time.Since(at).Round(time.Millisecond).String() + " later"
+		}
+		ack, err := p.c.RequestBytes(ctx, append([]byte(nil), r.ReplyTo...), nil, []byte("+ACK"))
+		cancel()
+		if err != nil || ack.Status != 0 || len(ack.Payload) != 0 {
+			t.Fatalf("trial %d: ack: status %d, %v", trial, ack.Status, err)
+		}
+		t.Logf("trial %d through %s: %s", trial, node.Name(), first)
+	}
+	t.Logf("figures: %d of %d raw pulls of the R3 consumer answered by 409 Batch Completed before the message", statusFirst, statusTrials)
+	if statusFirst == 0 {
+		t.Errorf("none of %d pulls of an R3 consumer was answered by 409 Batch Completed before its message", statusTrials)
+	}
+
+	// pull.Next follows the status.
+	for trial := range statusTrials {
+		p := newPuller(t, c.Node(trial%c.Size()), bind, perms, pull.Options{})
+		res := p.mustMessage()
+		p.mustAck(&res.Delivery, pull.Ack())
+		if p.c.Closed() {
+			t.Errorf("Next through %s closed the connection", c.Node(trial%c.Size()).Name())
+		}
+	}
+	if pending, ackPending, _ := a.consumerInfo("ORDERS", "worker"); pending != 0 || ackPending != 0 {
+		t.Errorf("consumer after every event: num_pending %d, num_ack_pending %d; want 0 and 0", pending, ackPending)
+	}
+}

@@ -1,0 +1,59 @@
+package pull_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/fakeserver"
+	"github.com/latent-systems/latent-nats/pull"
+)
+
+// TestFakeServerStatusBeforeMessage pins the order a consumer replicated
+// in a 2.14.6 cluster answers a pull in (conformance:
+// TestClusterPullStatusBeforeMessage): "409 Batch Completed" first, the
+// delivered message after it. Next reads the message within the pull's
+// bound and returns it; the connection stays open. A status that no
+// message follows within the bound fails the pull and closes the
+// connection, and a status after the status is an unexpected reply.
+func TestFakeServerStatusBeforeMessage(t *testing.T) {
+	t.Run("message follows", func(t *testing.T) {
+		c := dialFake(t, greet(), expectNext(1), []fakeserver.Step{
+			status(1, "409 Batch Completed"), delivery("orders.new", fakeAck, "x"), fakeserver.WaitClose(),
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		res, err := newFakeConsumer(t).Next(ctx, c)
+		if err != nil || res.Kind != pull.KindMessage || string(res.Payload) != "x" || res.Delivery.ID.StreamSeq != 5 {
+			t.Fatalf("Next() = %v %q seq %d, %v; want the message after the status", res.Kind, res.Payload, res.Delivery.ID.StreamSeq, err)
+		}
+		if c.Closed() {
+			t.Error("the connection was closed")
+		}
+	})
+	t.Run("nothing follows", func(t *testing.T) {
+		c := dialFake(t, greet(), expectNext(1), []fakeserver.Step{status(1, "409 Batch Completed"), fakeserver.WaitClose()})
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		_, err := newFakeConsumer(t).Next(ctx, c)
+		if !errors.Is(err, context.DeadlineExceeded) || !c.Closed() {
+			t.Fatalf("Next() = %v, want the pull's bound exceeded and the connection closed", err)
+		}
+	})
+	t.Run("status follows", func(t *testing.T) {
+		c := dialFake(t, greet(), expectNext(1), []fakeserver.Step{
+			status(1, "409 Batch Completed"), status(1, "404 No Messages"), fakeserver.WaitClose(),
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		_, err := newFakeConsumer(t).Next(ctx, c)
+		if !errors.Is(err, pull.ErrUnexpectedReply) || !errors.Is(err, pull.ErrCloseConnection) {
+			t.Fatalf("Next() = %v, want an unexpected reply that requires closing", err)
+		}
+	})
+}
+
+// conn.Conn is the Follower the runtime hands to Next.
+var _ pull.Follower = (*conn.Conn)(nil)
