@@ -57,7 +57,7 @@ func TestReplicatedConsumerInfo(t *testing.T) {
 	// Every profile field is still checked on a replicated consumer.
 	for _, tc := range []struct {
 		name, old, new string
-		want            []Mismatch
+		want           []Mismatch
 	}{
 		{"max_ack_pending", `"max_ack_pending":1`, `"max_ack_pending":1000`, []Mismatch{{"max_ack_pending", "1", "1000"}}},
 		{"ack_wait", `"ack_wait":2000000000`, `"ack_wait":30000000000`, []Mismatch{{"ack_wait", "2000000000", "30000000000"}}},

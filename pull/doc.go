@@ -41,9 +41,16 @@
 // stream or consumer (JetStream errors 10059, 10014) are [ErrStreamNotFound]
 // and [ErrConsumerNotFound].
 //
-// The reply is decoded with a closed grammar: one JSON object holding only
-// fields nats-server 2.14.6 sends, each at most once, keys matched exactly,
-// and the counters present. An unknown field is an error, not ignored.
+// The reply is decoded with a strict grammar: one JSON object, each field
+// at most once, keys matched exactly, and the counters present. A field
+// nats-server 2.14.6 does not send (a later release's) is state outside
+// "config": validated (syntax, depth, no repeated key, at most 32 per
+// object) and skipped. Inside "config" it is a setting that may change
+// delivery: accepted when empty or zero (null, false, 0, "", [], {}),
+// otherwise a [Mismatch] naming it. A consumer that matches the profile but
+// is paused ("paused": true, until its config's pause_until) is
+// [ErrConsumerPaused]: nothing is pulled, since the broker would hold the
+// pull for its whole expiry.
 //
 // # Pulling
 //

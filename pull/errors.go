@@ -33,6 +33,12 @@ var (
 	ErrAPI = errors.New("pull: jetstream api error")
 	// ErrProfileMismatch is matched by every *ProfileError.
 	ErrProfileMismatch = errors.New("pull: consumer does not match the profile")
+	// ErrConsumerPaused: consumer info says the consumer is paused (its
+	// pause_until lies ahead; nats-server delivers nothing until then, and
+	// would hold a pull for its whole expiry). Nothing is pulled; the
+	// consumer resumes by itself at pause_until or when an operator resumes
+	// it ($JS.API.CONSUMER.PAUSE.<stream>.<consumer>).
+	ErrConsumerPaused = errors.New("pull: consumer is paused")
 	// ErrNoResponders: the broker answered with status 503, nothing listens
 	// on the request subject (JetStream off for the account, or no such
 	// consumer behind a pull or ack subject).

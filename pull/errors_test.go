@@ -19,7 +19,7 @@ func TestErrorMessages(t *testing.T) {
 		is   []error
 	}{
 		{&BindingError{Field: "stream", Err: ValidName("")}, "pull: invalid binding stream: invalid stream or consumer name: empty", []error{ErrInvalidBinding, ErrInvalidName}},
-		{&InfoError{Offset: 7, err: errJSONUnknown}, "pull: malformed consumer info at offset 7: unknown field", []error{ErrMalformedInfo}},
+		{&InfoError{Offset: 7, err: errJSONUnknown}, "pull: malformed consumer info at offset 7: too many unknown fields in one object", []error{ErrMalformedInfo}},
 		{&APIError{Code: 503, ErrCode: 10039}, "pull: jetstream api error 503/10039", []error{ErrAPI}},
 		{&ProfileError{Mismatches: []Mismatch{{Field: "max_bytes"}}}, "pull: consumer does not match the profile: max_bytes", []error{ErrProfileMismatch}},
 		{&ReplyError{Op: OpNext, Err: ErrOverCeiling}, "pull: next: payload over the ceiling; connection must be closed", []error{ErrCloseConnection, ErrOverCeiling}},

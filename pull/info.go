@@ -1,5 +1,10 @@
 package pull
 
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
 // MaxInfoSize caps the consumer-info reply body, in bytes. A reply for a
 // consumer of this profile is about 1 KiB; the cap leaves room for a
 // description and metadata while keeping the decode bounded.
@@ -232,18 +237,28 @@ func configField(k []byte) int {
 // unknown without decoding it.
 const maxKeyLen = len("inactive_threshold")
 
-// fieldIndex decodes a raw key (escapes allowed) and looks it up, without
+// fieldIndex decodes a raw key (escapes allowed) and looks it up in the
+// config table when config is set, else in the top-level table, without
 // allocating.
-func fieldIndex(raw []byte, esc bool, lookup func([]byte) int) int {
-	if !esc {
-		return lookup(raw)
-	}
+func fieldIndex(raw []byte, esc, config bool) int {
 	var buf [maxKeyLen]byte
-	k, ok := appendUnescaped(buf[:0], raw, maxKeyLen)
-	if !ok {
-		return -1
+	k := raw
+	if esc {
+		n := 0
+		for i := 0; i < len(raw); {
+			r, m := rawRune(raw, i)
+			if n+utf8.RuneLen(r) > len(buf) {
+				return -1
+			}
+			n += utf8.EncodeRune(buf[n:], r)
+			i += m
+		}
+		k = buf[:n]
 	}
-	return lookup(k)
+	if config {
+		return configField(k)
+	}
+	return topField(k)
 }
 
 // jstr is a string value as found in the reply: raw bytes between the quotes
@@ -280,6 +295,21 @@ type consumerConfig struct {
 	maxBatch, maxExpires, maxBytes                 jint
 
 	flowControl, headersOnly bool
+
+	// unknown holds the config keys the decoder does not know; settings
+	// lists those whose value is not empty or zero (see emptyValue), in
+	// reply order, with their raw values.
+	unknown   unknownKeys
+	nSettings int
+	settings  [maxUnknownFields]unknownSetting
+}
+
+// unknownSetting is a config field the decoder does not know whose value
+// is not empty or zero: the index of its key in consumerConfig.unknown and
+// its raw JSON value, aliasing the reply.
+type unknownSetting struct {
+	key int
+	val []byte
 }
 
 // consumerInfo holds a decoded consumer-info reply: either an API error or
@@ -292,12 +322,19 @@ type consumerInfo struct {
 	hasConfig        bool
 	config           consumerConfig
 	pending          Pending
+	// paused is the reply's "paused": the consumer's pause_until lies in
+	// the future, so it delivers nothing.
+	paused bool
 }
 
 // decodeInfo decodes a consumer-info reply strictly: one JSON object, every
-// field known to nats-server 2.14.6 and present at most once, exact key case,
-// the expected "type", the counters present. Unknown fields are an error.
-// String values alias body.
+// field present at most once, exact key case, the expected "type", the
+// counters present. A field nats-server 2.14.6 does not send is state
+// when it is outside "config": it is validated (JSON syntax, depth, no
+// repeated key, at most maxUnknownFields per object) and skipped. Inside
+// "config" it is a setting: validated the same way and kept for the profile
+// check, which accepts it only when empty or zero. String values alias
+// body.
 func decodeInfo(body []byte, ci *consumerInfo) error {
 	if len(body) > MaxInfoSize {
 		return ErrInfoTooLarge
@@ -319,6 +356,7 @@ func (ci *consumerInfo) decode(s *jscan) error {
 	}
 	var seen uint64
 	var typ jstr
+	var unknown unknownKeys
 	for first := true; ; first = false {
 		raw, esc, ok, err := s.member(first)
 		if err != nil {
@@ -327,9 +365,15 @@ func (ci *consumerInfo) decode(s *jscan) error {
 		if !ok {
 			break
 		}
-		f := fieldIndex(raw, esc, topField)
+		f := fieldIndex(raw, esc, false)
 		if f < 0 {
-			return errJSONUnknown
+			if err := unknown.add(raw, esc); err != nil {
+				return err
+			}
+			if err := s.skip(1); err != nil {
+				return err
+			}
+			continue
 		}
 		if seen&(1<<f) != 0 {
 			return errJSONDuplicate
@@ -376,6 +420,8 @@ func (ci *consumerInfo) topValue(s *jscan, f int, typ *jstr) error {
 		ci.pending.NumPending, err = s.unsigned()
 	case topDelivered, topAckFloor:
 		err = s.sequenceInfo()
+	case topPaused:
+		ci.paused, err = s.boolean()
 	default:
 		err = s.skip(1)
 	}
@@ -389,6 +435,7 @@ func (ci *consumerInfo) decodeError(s *jscan) error {
 	}
 	ci.apiErr = true
 	var seen uint8
+	var unknown unknownKeys
 	for first := true; ; first = false {
 		raw, esc, ok, err := s.member(first)
 		if err != nil {
@@ -409,7 +456,10 @@ func (ci *consumerInfo) decodeError(s *jscan) error {
 			f = 4
 			_, _, err = s.str()
 		default:
-			return errJSONUnknown
+			if err := unknown.add(raw, esc); err != nil {
+				return err
+			}
+			err = s.skip(2)
 		}
 		if err != nil {
 			return err
@@ -427,12 +477,13 @@ func (ci *consumerInfo) decodeError(s *jscan) error {
 
 // sequenceInfo validates a SequenceInfo object (delivered, ack_floor):
 // consumer_seq and stream_seq unsigned integers, last_active a string, each
-// at most once.
+// at most once; other fields are state, validated and skipped.
 func (s *jscan) sequenceInfo() error {
 	if !s.consume('{') {
 		return errJSONType
 	}
 	var seen uint8
+	var unknown unknownKeys
 	for first := true; ; first = false {
 		raw, esc, ok, err := s.member(first)
 		if err != nil {
@@ -453,7 +504,10 @@ func (s *jscan) sequenceInfo() error {
 			f = 4
 			_, _, err = s.str()
 		default:
-			return errJSONUnknown
+			if err := unknown.add(raw, esc); err != nil {
+				return err
+			}
+			err = s.skip(2)
 		}
 		if err != nil {
 			return err
@@ -478,9 +532,12 @@ func (c *consumerConfig) decode(s *jscan) error {
 		if !ok {
 			return nil
 		}
-		f := fieldIndex(raw, esc, configField)
+		f := fieldIndex(raw, esc, true)
 		if f < 0 {
-			return errJSONUnknown
+			if err := c.unknownValue(s, raw, esc); err != nil {
+				return err
+			}
+			continue
 		}
 		if seen&(1<<f) != 0 {
 			return errJSONDuplicate
@@ -490,6 +547,23 @@ func (c *consumerConfig) decode(s *jscan) error {
 			return err
 		}
 	}
+}
+
+// unknownValue records a config field the decoder does not know and
+// validates its value, keeping it when it is not empty or zero.
+func (c *consumerConfig) unknownValue(s *jscan, raw []byte, esc bool) error {
+	if err := c.unknown.add(raw, esc); err != nil {
+		return err
+	}
+	v, err := s.skipValue(2)
+	if err != nil {
+		return err
+	}
+	if !emptyValue(v) {
+		c.settings[c.nSettings] = unknownSetting{key: c.unknown.n - 1, val: v}
+		c.nSettings++
+	}
+	return nil
 }
 
 func (c *consumerConfig) value(s *jscan, f int) error {
@@ -623,4 +697,51 @@ func (ci *consumerInfo) infoError() error {
 		return ErrConsumerNotFound
 	}
 	return &APIError{Code: int(ci.code), ErrCode: int(ci.errCode)}
+}
+
+// maxReported caps the bytes of an unknown config field's name and value
+// copied into a Mismatch.
+const maxReported = 64
+
+// settingName renders the name of an unknown config field for a Mismatch:
+// the name itself when it is plain printable ASCII, else quoted; cut at
+// maxReported bytes either way.
+func settingName(k jstr) string {
+	name := decodeString(k.raw, k.esc)
+	cut := len(name) > maxReported
+	if cut {
+		name = name[:maxReported]
+	}
+	plain := name != ""
+	for i := range len(name) {
+		if c := name[i]; c <= ' ' || c > '~' || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if !plain {
+		name = strconv.QuoteToASCII(name)
+	}
+	if cut {
+		name += "..."
+	}
+	return name
+}
+
+// settingValue renders the raw JSON value of an unknown config field for a
+// Mismatch: the JSON text when short, else its type and size.
+func settingValue(v []byte) string {
+	if len(v) <= maxReported {
+		return string(v)
+	}
+	kind := "number"
+	switch v[0] {
+	case '"':
+		kind = "string"
+	case '[':
+		kind = "array"
+	case '{':
+		kind = "object"
+	}
+	return kind + " of " + strconv.Itoa(len(v)) + " bytes"
 }

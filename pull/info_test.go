@@ -217,9 +217,18 @@ func TestMalformedInfo(t *testing.T) {
 		{"type not a string", `{"type":1,` + counters + `}`},
 		{"missing counters", `{` + typ + `}`},
 		{"missing num_pending", `{` + typ + `,"num_ack_pending":0,"num_redelivered":0,"num_waiting":0}`},
-		{"unknown top field", `{` + typ + `,` + counters + `,"extra":1}`},
-		{"unknown config field", `{` + typ + `,` + counters + `,"config":{"extra":1}}`},
-		{"key in other case", `{` + typ + `,` + counters + `,"Stream_Name":"ORDERS"}`},
+		{"unknown top field twice", `{` + typ + `,` + counters + `,"extra":1,"extra":2}`},
+		{"unknown top field twice via escape", `{` + typ + `,` + counters + `,"extra":1,"e\u0078tra":2}`},
+		{"unknown config field twice", `{` + typ + `,` + counters + `,"config":{"extra":0,"extra":0}}`},
+		{"unknown sequence field twice", `{` + typ + `,` + counters + `,"delivered":{"seq":1,"seq":1}}`},
+		{"unknown error field twice", `{` + typ + `,"error":{"code":404,"text":"x","text":"y"}}`},
+		{"unknown top field not json", `{` + typ + `,` + counters + `,"extra":tru}`},
+		{"unknown config field not json", `{` + typ + `,` + counters + `,"config":{"extra":[1,]}}`},
+		{"unknown sequence field not json", `{` + typ + `,` + counters + `,"ack_floor":{"seq":01}}`},
+		{"unknown top field too deep", `{` + typ + `,` + counters + `,"extra":` + strings.Repeat(`[`, maxJSONDepth+1) + strings.Repeat(`]`, maxJSONDepth+1) + `}`},
+		{"unknown config field too deep", `{` + typ + `,` + counters + `,"config":{"extra":` + strings.Repeat(`[`, maxJSONDepth) + strings.Repeat(`]`, maxJSONDepth) + `}}`},
+		{"paused not a bool", `{` + typ + `,` + counters + `,"paused":1}`},
+		{"paused twice", `{` + typ + `,` + counters + `,"paused":false,"paused":true}`},
 		{"duplicate top field", `{` + typ + `,` + counters + `,"stream_name":"A","stream_name":"ORDERS"}`},
 		{"duplicate type", `{` + typ + `,` + typ + `,` + counters + `}`},
 		{"duplicate config field", `{` + typ + `,` + counters + `,"config":{"ack_policy":"none","ack_policy":"explicit"}}`},
@@ -250,13 +259,11 @@ func TestMalformedInfo(t *testing.T) {
 		{"single quotes", `{'type':1}`},
 		{"bare word", `{` + typ + `,` + counters + `,"created":nope}`},
 		{"negative sequence", `{` + typ + `,` + counters + `,"delivered":{"consumer_seq":-1}}`},
-		{"unknown sequence field", `{` + typ + `,` + counters + `,"ack_floor":{"seq":1}}`},
 		{"duplicate sequence field", `{` + typ + `,` + counters + `,"ack_floor":{"stream_seq":1,"stream_seq":2}}`},
 		{"sequence info not an object", `{` + typ + `,` + counters + `,"delivered":[]}`},
 		{"bad number in skipped field", `{` + typ + `,` + counters + `,"cluster":{"lag":-}}`},
 		{"too deep", `{` + typ + `,` + counters + `,"cluster":` + strings.Repeat(`[`, maxJSONDepth+1) + strings.Repeat(`]`, maxJSONDepth+1) + `}`},
 		{"error without code", `{` + typ + `,"error":{"err_code":10014}}`},
-		{"error unknown field", `{` + typ + `,"error":{"code":404,"text":"x"}}`},
 		{"error duplicate code", `{` + typ + `,"error":{"code":404,"code":500}}`},
 		{"error not an object", `{` + typ + `,"error":"x"}`},
 	}
@@ -388,10 +395,14 @@ func TestInfoEveryPrefixFails(t *testing.T) {
 	}
 }
 
-// TestInfoEveryKeyCaseMutationFails: changing the case of any key of a
-// valid reply makes it fail (keys match exactly, unlike encoding/json).
-func TestInfoEveryKeyCaseMutationFails(t *testing.T) {
-	keys := 0
+// TestInfoEveryKeyCaseMutation: keys match exactly, unlike encoding/json.
+// Changing the case of any key of a valid reply makes it a key the decoder
+// does not know: the reply decodes exactly as if that key had any other
+// unknown name (state skipped, a config setting checked for emptiness),
+// never as the field it resembles.
+func TestInfoEveryKeyCaseMutation(t *testing.T) {
+	b := validBinding()
+	keys, malformed, mismatched := 0, 0, 0
 	for i := 0; i < len(matchingInfo); i++ {
 		// A key is a string followed by ':'; upper-case its first letter.
 		if matchingInfo[i] != '"' || i+1 >= len(matchingInfo) || matchingInfo[i+1] < 'a' || matchingInfo[i+1] > 'z' {
@@ -402,15 +413,39 @@ func TestInfoEveryKeyCaseMutationFails(t *testing.T) {
 			continue
 		}
 		keys++
-		mutated := []byte(matchingInfo)
-		mutated[i+1] -= 'a' - 'A'
-		var ci consumerInfo
-		if err := decodeInfo(mutated, &ci); !errors.Is(err, ErrMalformedInfo) {
-			t.Errorf("key at %d upper-cased: %v, want ErrMalformedInfo", i, err)
+		key := matchingInfo[i+1 : end]
+		upper := string(key[0]-('a'-'A')) + key[1:]
+		mutated := matchingInfo[:i+1] + upper + matchingInfo[end:]
+		renamed := matchingInfo[:i+1] + "zz_" + upper + matchingInfo[end:]
+		gotP, gotMs, gotErr := inspectBody(b, []byte(mutated))
+		wantP, wantMs, wantErr := inspectBody(b, []byte(renamed))
+		for j := range wantMs {
+			if wantMs[j].Field == "zz_"+upper {
+				wantMs[j].Field = upper
+			}
+		}
+		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && !errors.Is(gotErr, ErrMalformedInfo)) {
+			t.Errorf("key %q upper-cased: error %v, renamed: %v", key, gotErr, wantErr)
+			continue
+		}
+		if gotErr != nil {
+			malformed++
+			continue
+		}
+		if diff := cmp.Diff(wantMs, gotMs); diff != "" {
+			t.Errorf("key %q upper-cased: mismatches (-renamed +upper-cased):\n%s", key, diff)
+		}
+		if wantP != gotP {
+			t.Errorf("key %q upper-cased: pending %+v, renamed %+v", key, gotP, wantP)
+		}
+		if len(gotMs) > 0 {
+			mismatched++
 		}
 		i = end
 	}
-	if keys < 30 {
-		t.Fatalf("only %d keys mutated", keys)
+	// The type and the four counters are required; every profile field
+	// (and the config fields themselves) turn into mismatches.
+	if keys < 30 || malformed != 5 || mismatched < 15 {
+		t.Fatalf("%d keys mutated: %d malformed, %d with mismatches", keys, malformed, mismatched)
 	}
 }

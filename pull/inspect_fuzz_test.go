@@ -1,6 +1,7 @@
 package pull
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -12,8 +13,9 @@ import (
 	"github.com/latent-systems/latent-nats/conn"
 )
 
-// refProfile is the reference decoding with encoding/json of every field
-// the profile check reads; a pointer is nil when the field is absent.
+// refProfile is the reference decoding with encoding/json (keys matched
+// exactly, see exactUnmarshal) of every field the profile check reads; a
+// pointer is nil when the field is absent.
 type refProfile struct {
 	Type       string  `json:"type"`
 	StreamName *string `json:"stream_name"`
@@ -22,6 +24,7 @@ type refProfile struct {
 	NumRedel   int     `json:"num_redelivered"`
 	NumWaiting int     `json:"num_waiting"`
 	NumPending uint64  `json:"num_pending"`
+	Paused     bool    `json:"paused"`
 	Error      *struct {
 		Code    int `json:"code"`
 		ErrCode int `json:"err_code"`
@@ -59,8 +62,10 @@ type refProfileConfig struct {
 //   - accepted: every profile field holds the binding's or the profile's
 //     value, and the pending counts are the reply's;
 //   - *ProfileError: exactly the fields that differ, each listed once, in
-//     the fixed order, with the wanted and the given value, and the pending
-//     counts still returned;
+//     the fixed order, then every config field the package does not know
+//     whose value is not empty or zero, in reply order, with the wanted and
+//     the given value, and the pending counts still returned;
+//   - ErrConsumerPaused: nothing differs and the reply says "paused";
 //   - an API error: the typed error of its err_code;
 //   - anything else is a malformed or oversized reply (ErrMalformedInfo,
 //     ErrInfoTooLarge).
@@ -86,7 +91,7 @@ func FuzzInspect(f *testing.F) {
 		p, err := c.Inspect(t.Context(), r)
 		var pe *ProfileError
 		switch {
-		case err == nil || errors.As(err, &pe):
+		case err == nil || errors.As(err, &pe) || errors.Is(err, ErrConsumerPaused):
 		case errors.Is(err, ErrMalformedInfo), errors.Is(err, ErrInfoTooLarge):
 			return // FuzzDecodeInfo compares what the decoder accepts
 		case errors.Is(err, ErrAPI), errors.Is(err, ErrStreamNotFound), errors.Is(err, ErrConsumerNotFound):
@@ -96,7 +101,7 @@ func FuzzInspect(f *testing.F) {
 			t.Fatalf("Inspect: untyped error %v", err)
 		}
 		var ref refProfile
-		if err := json.Unmarshal(body, &ref); err != nil {
+		if err := exactUnmarshal(body, &ref); err != nil {
 			t.Fatalf("accepted %q that encoding/json refuses: %v", body, err)
 		}
 		if ref.Error != nil {
@@ -106,10 +111,13 @@ func FuzzInspect(f *testing.F) {
 		if p != want {
 			t.Fatalf("pending %+v, encoding/json %+v", p, want)
 		}
-		wantMs := referenceMismatches(&b, &ref)
-		if err == nil {
+		wantMs := append(referenceMismatches(&b, &ref), referenceUnknownSettings(t, body)...)
+		if pe == nil {
 			if len(wantMs) != 0 {
 				t.Fatalf("accepted a consumer whose settings differ from the profile: %+v", wantMs)
+			}
+			if paused := errors.Is(err, ErrConsumerPaused); paused != ref.Paused {
+				t.Fatalf("Inspect: %v for a reply with paused %v", err, ref.Paused)
 			}
 			return
 		}
@@ -158,10 +166,13 @@ func inspectSeeds(t testing.TB) []inspectSeed {
 		{`"max_expires":100000000`, `"max_expires":0`},
 		{`"ack_wait":2000000000`, `"ack_wait":30000000000`},
 		{`"max_deliver":3`, `"max_deliver":-1`},
+		{`"num_replicas":0`, `"num_replicas":0,"future":true,"empty":{},"Ack_Policy":"none"`},
+		{`"ts":`, `"future":{"a":[1]},"paused":true,"ts":`},
 	} {
 		seeds = append(seeds, inspectSeed{replaceOnce(t, matchingInfo, edit.from, edit.to), ""})
 	}
 	return append(seeds,
+		inspectSeed{[]byte(pausedInfo), ""},
 		inspectSeed{[]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","error":{"code":404,"err_code":10014,"description":"consumer not found"}}`), ""},
 		inspectSeed{[]byte(`{"type":"io.nats.jetstream.api.v1.consumer_info_response","stream_name":"ORDERS","name":"worker","num_ack_pending":0,"num_redelivered":0,"num_waiting":0,"num_pending":3}`), ""},
 	)
@@ -286,4 +297,100 @@ func referenceMismatches(b *Binding, ref *refProfile) []Mismatch {
 		add("priority_policy", "none", *c.PriorityPolicy)
 	}
 	return ms
+}
+
+// knownConfigFields are the ConsumerConfig fields of nats-server 2.14.6
+// (consumer.go), which the profile check reads or ignores by name.
+var knownConfigFields = map[string]bool{
+	"durable_name": true, "name": true, "description": true, "deliver_policy": true,
+	"opt_start_seq": true, "opt_start_time": true, "ack_policy": true, "ack_wait": true,
+	"max_deliver": true, "backoff": true, "filter_subject": true, "filter_subjects": true,
+	"replay_policy": true, "rate_limit_bps": true, "sample_freq": true, "max_waiting": true,
+	"max_ack_pending": true, "flow_control": true, "headers_only": true, "max_batch": true,
+	"max_expires": true, "max_bytes": true, "deliver_subject": true, "deliver_group": true,
+	"idle_heartbeat": true, "inactive_threshold": true, "num_replicas": true, "mem_storage": true,
+	"direct": true, "sourcing": true, "metadata": true, "pause_until": true,
+	"priority_groups": true, "priority_policy": true, "priority_timeout": true,
+}
+
+// referenceUnknownSettings reads, with encoding/json's tokenizer, the
+// config fields of a reply that knownConfigFields does not list and whose
+// value is not null, false, 0, "", [] or {}: the mismatches the package
+// documents for them, in reply order.
+func referenceUnknownSettings(t *testing.T, body []byte) []Mismatch {
+	t.Helper()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		t.Fatal(err)
+	}
+	cfg, ok := top["config"]
+	if !ok {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(cfg))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("config: %v %v", tok, err)
+	}
+	var ms []Mismatch
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			t.Fatal(err)
+		}
+		if knownConfigFields[key] {
+			continue
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, raw); err != nil {
+			t.Fatal(err)
+		}
+		switch compact.String() {
+		case "null", "false", "0", `""`, "[]", "{}":
+			continue
+		}
+		ms = append(ms, Mismatch{Field: referenceName(key), Want: "absent or empty", Got: referenceValue(raw)})
+	}
+	return ms
+}
+
+// referenceName is the documented rendering of an unknown field's name:
+// itself when plain printable ASCII, else quoted with
+// strconv.QuoteToASCII; cut at 64 bytes.
+func referenceName(key string) string {
+	cut := len(key) > 64
+	if cut {
+		key = key[:64]
+	}
+	plain := key != "" && !strings.ContainsFunc(key, func(r rune) bool {
+		return r <= ' ' || r > '~' || r == '"' || r == '\\'
+	})
+	if !plain {
+		key = strconv.QuoteToASCII(key)
+	}
+	if cut {
+		key += "..."
+	}
+	return key
+}
+
+// referenceValue is the documented rendering of an unknown field's value:
+// its JSON text up to 64 bytes, else its type and size.
+func referenceValue(raw []byte) string {
+	if len(raw) <= 64 {
+		return string(raw)
+	}
+	switch raw[0] {
+	case '"':
+		return "string of " + strconv.Itoa(len(raw)) + " bytes"
+	case '[':
+		return "array of " + strconv.Itoa(len(raw)) + " bytes"
+	case '{':
+		return "object of " + strconv.Itoa(len(raw)) + " bytes"
+	}
+	return "number of " + strconv.Itoa(len(raw)) + " bytes"
 }

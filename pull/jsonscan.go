@@ -16,6 +16,12 @@ import (
 // deepest value nats-server 2.14.6 emits there is cluster.replicas[i], depth 4.
 const maxJSONDepth = 16
 
+// maxUnknownFields caps the fields the decoder does not know in one object
+// it reads member by member (the reply, config, delivered, ack_floor,
+// error); each is remembered, without allocating, to refuse a repeated key.
+// nats-server 2.14.6 sends none; a later release adds a few at a time.
+const maxUnknownFields = 32
+
 // Reasons a reply is malformed; they name our grammar, never broker text.
 var (
 	errJSONSyntax    = errors.New("invalid json")
@@ -25,7 +31,7 @@ var (
 	errJSONNumber    = errors.New("invalid or out-of-range integer")
 	errJSONType      = errors.New("field of the wrong json type")
 	errJSONDuplicate = errors.New("duplicate field")
-	errJSONUnknown   = errors.New("unknown field")
+	errJSONUnknown   = errors.New("too many unknown fields in one object")
 	errJSONMissing   = errors.New("required field missing")
 	errJSONRange     = errors.New("field out of range")
 )
@@ -457,4 +463,89 @@ func (s *jscan) skip(depth int) error {
 		return s.number()
 	}
 	return errJSONSyntax
+}
+
+// unknownKeys remembers the keys of one object that the decoder does not
+// know, to refuse a repeated one. The keys alias the reply.
+type unknownKeys struct {
+	n    int
+	keys [maxUnknownFields]jstr
+}
+
+// add records a raw key; a key equal (after unescaping) to one already
+// recorded is errJSONDuplicate, one more than maxUnknownFields is
+// errJSONUnknown.
+func (u *unknownKeys) add(raw []byte, esc bool) error {
+	for _, k := range u.keys[:u.n] {
+		if rawStringsEqual(k.raw, k.esc, raw, esc) {
+			return errJSONDuplicate
+		}
+	}
+	if u.n == len(u.keys) {
+		return errJSONUnknown
+	}
+	u.keys[u.n] = jstr{raw: raw, esc: esc, present: true}
+	u.n++
+	return nil
+}
+
+// rawStringsEqual reports whether two raw strings from str decode to the
+// same text, without allocating.
+func rawStringsEqual(a []byte, aesc bool, b []byte, besc bool) bool {
+	if !aesc && !besc {
+		return string(a) == string(b)
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ra, na := rawRune(a, i)
+		rb, nb := rawRune(b, j)
+		if ra != rb {
+			return false
+		}
+		i += na
+		j += nb
+	}
+	return i == len(a) && j == len(b)
+}
+
+// rawRune decodes the rune at raw[i] of a raw string from str (an escape
+// or a UTF-8 sequence) and returns it with the bytes it used.
+func rawRune(raw []byte, i int) (rune, int) {
+	if raw[i] == '\\' {
+		n, r, _ := unescapeAt(raw, i)
+		return r, n
+	}
+	return utf8.DecodeRune(raw[i:])
+}
+
+// emptyValue reports whether a raw JSON value, as validated by skip, is
+// empty or zero: null, false, 0, "", [] or {} (white space allowed inside
+// the brackets).
+func emptyValue(v []byte) bool {
+	switch string(v) {
+	case "null", "false", "0", `""`:
+		return true
+	}
+	if len(v) < 2 || !(v[0] == '[' || v[0] == '{') {
+		return false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// skipValue validates and consumes a value at depth like skip, and returns
+// its raw text.
+func (s *jscan) skipValue(depth int) ([]byte, error) {
+	s.ws()
+	start := s.i
+	if err := s.skip(depth); err != nil {
+		return nil, err
+	}
+	return s.b[start:s.i:s.i], nil
 }

@@ -21,12 +21,21 @@ const (
 	wantAbsent     = "absent"
 	wantOneFilter  = "one filter subject"
 	wantNoPriority = "none"
+	// wantEmpty is the Want of a config field the client does not know.
+	wantEmpty = "absent or empty"
 )
 
 // Mismatch is one consumer setting that differs from the profile. Field is
 // the JSON name in the consumer-info reply ("config" fields without prefix);
 // Want and Got are the values in their JSON form (durations in
 // nanoseconds, strings unquoted), or "absent".
+//
+// A config field this package does not know (a setting of a later broker
+// release) set to anything but an empty or zero value (null, false, 0, "",
+// [], {}) is a Mismatch too, since it may change delivery: Field is its
+// name (quoted with strconv.QuoteToASCII when not plain printable ASCII,
+// cut at 64 bytes), Want "absent or empty", Got its JSON value (or its
+// JSON type and size when longer than 64 bytes).
 type Mismatch struct {
 	Field string
 	Want  string
@@ -82,6 +91,11 @@ func checkProfile(b *Binding, ci *consumerInfo) []Mismatch {
 	}
 	if c.priorityPolicy.present && !c.priorityPolicy.equal(wantNoPriority) {
 		add("priority_policy", wantNoPriority, c.priorityPolicy.got())
+	}
+	// Config fields nats-server 2.14.6 does not send may change delivery:
+	// each one set to something other than empty or zero is a mismatch.
+	for _, u := range c.settings[:c.nSettings] {
+		add(settingName(c.unknown.keys[u.key]), wantEmpty, settingValue(u.val))
 	}
 	return ms
 }
