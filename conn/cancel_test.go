@@ -238,3 +238,45 @@ func TestExchangeDeadline(t *testing.T) {
 		t.Errorf("returned before the explicit deadline")
 	}
 }
+
+// TestDetach: a request leaves its context registered (the next request
+// under it reuses the registration), Detach and Close stop it, and a
+// context without a Done channel registers nothing.
+func TestDetach(t *testing.T) {
+	f := startFake(t, fakeserver.Config{Script: script(greet(infoJSON),
+		expectPub("1", "q"), steps(msgTo("1", "a")),
+		expectPub("2", "q"), steps(msgTo("2", "b")),
+		expectPub("3", "q"), steps(msgTo("3", "c"), fakeserver.WaitClose()),
+	)})
+	c, err := f.dial(t, f.config(t))
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	if conn.CancelRegistered(c) {
+		t.Fatal("registered after Dial returned")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	if r, err := c.Exchange(ctx, time.Now().Add(dialWithin), conn.Call{Subject: []byte("svc"), Payload: []byte("q")}); err != nil || string(r.Payload) != "a" {
+		t.Fatalf("request: %q, %v", r.Payload, err)
+	}
+	if !conn.CancelRegistered(c) {
+		t.Fatal("no registration kept after a request under a cancellable context")
+	}
+	c.Detach()
+	if conn.CancelRegistered(c) {
+		t.Fatal("registered after Detach")
+	}
+	if r, err := c.Exchange(context.WithoutCancel(t.Context()), time.Now().Add(dialWithin), conn.Call{Subject: []byte("svc"), Payload: []byte("q")}); err != nil || string(r.Payload) != "b" {
+		t.Fatalf("request: %q, %v", r.Payload, err)
+	}
+	if conn.CancelRegistered(c) {
+		t.Fatal("registered for a context that cannot end")
+	}
+	if r, err := c.Exchange(ctx, time.Now().Add(dialWithin), conn.Call{Subject: []byte("svc"), Payload: []byte("q")}); err != nil || string(r.Payload) != "c" {
+		t.Fatalf("request: %q, %v", r.Payload, err)
+	}
+	if err := c.Close(); err != nil || conn.CancelRegistered(c) {
+		t.Fatalf("Close: %v, registered %v", err, conn.CancelRegistered(c))
+	}
+}

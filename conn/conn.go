@@ -54,6 +54,16 @@ func (c *Conn) Close() error {
 	return nil
 }
 
+// Detach stops the cancellation registration the last call left on the
+// connection (see the package documentation, Deadlines), so that ending
+// that call's context later runs nothing. A caller that ends its context
+// right after a call, on a connection it keeps for later calls under other
+// contexts, calls Detach first; otherwise that end runs one short function
+// of the context package, on a goroutine of its own, that sets a passed
+// deadline on the idle socket (which the next call replaces). Close
+// detaches too.
+func (c *Conn) Detach() { c.cancel.unwatch() }
+
 // Closed reports whether the connection is closed, by Close or by an error
 // (every such error matches ErrClosed).
 func (c *Conn) Closed() bool { return c.closed }

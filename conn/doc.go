@@ -49,8 +49,13 @@
 // deadline does; a context already done before anything is written
 // leaves it usable. The registration is kept for the next request under
 // a context with the same Done channel and stopped by one with another,
-// or by Close, so a request allocates nothing for it; once stopped, it
-// cannot touch the socket.
+// by Detach or by Close, so a request allocates nothing for it; once
+// stopped, it cannot touch the socket. A context that ends while still
+// registered, after its call returned, makes the context package run the
+// registration once on a goroutine of its own (setting a passed deadline
+// on the idle socket, which the next call replaces): callers that end a
+// context right after each call and keep the connection call Detach
+// first, as the trigger runtime does.
 //
 // # Thread socket
 //

@@ -12,3 +12,7 @@ func ThreadSocketOf(c net.Conn) (net.Conn, error) { return threadSocketOf(c) }
 // SetCheckPause makes Check call pause at the start of every probe read and
 // before answering a PING (sockReader.pause).
 func SetCheckPause(c *Conn, pause func()) { c.rd.pause = pause }
+
+// CancelRegistered reports whether c holds a cancellation registration on
+// a caller's context (see canceller).
+func CancelRegistered(c *Conn) bool { return c.cancel.stop != nil }

@@ -26,6 +26,9 @@ type link interface {
 	// mode, and still carries the step that found it so).
 	open() bool
 	close()
+	// detach stops the connection's cancellation registration (see
+	// conn.Conn.Detach), before the step ends a context it used.
+	detach()
 	inspect(ctx context.Context, b *bindingState) (pull.Pending, error)
 	// next pulls at most one message. The payload of a message aliases
 	// the link's read buffer and is valid until its next call.
@@ -182,6 +185,13 @@ func (c *client) retire(p *Pools, ts *tenantState, now time.Time) {
 	}
 }
 
+// detach stops the link's cancellation registration, if there is a link.
+func (c *client) detach() {
+	if c.link != nil {
+		c.link.detach()
+	}
+}
+
 // drop closes the link and returns its connection reservation.
 func (c *client) drop(p *Pools, ts *tenantState) {
 	if c.link == nil {
@@ -272,6 +282,7 @@ func (l *connLink) check(ctx context.Context) error { return l.c.Check(ctx) }
 func (l *connLink) usable() bool                    { return !l.c.Closed() && !l.c.LameDuck() }
 func (l *connLink) open() bool                      { return !l.c.Closed() }
 func (l *connLink) close()                          { _ = l.c.Close() }
+func (l *connLink) detach()                         { l.c.Detach() }
 
 // consumer returns the binding's pull consumer, made at its first use with
 // the tenant's scratch.

@@ -36,9 +36,11 @@ func (t *Triggers) Run(ctx context.Context, host Host) error {
 		return ErrRunning
 	}
 	defer t.running.Store(false)
-	defer t.CloseIdle()
 	ctx, unstop := t.withStop(ctx)
 	defer unstop()
+	// Before unstop ends ctx: closed connections hold no registration on
+	// it (see conn.Conn.Detach).
+	defer t.CloseIdle()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()

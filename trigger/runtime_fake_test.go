@@ -318,6 +318,8 @@ func (l *fakeLink) usable() bool {
 	return !l.closed && !l.lame
 }
 
+func (l *fakeLink) detach() {}
+
 func (l *fakeLink) close() {
 	l.n.mu.Lock()
 	defer l.n.mu.Unlock()

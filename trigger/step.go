@@ -192,7 +192,11 @@ func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *Ste
 	// that a slow reservation does not eat into the probe, dial and
 	// consumer info.
 	pre, cancel := context.WithDeadline(ctx, t.now().Add(timeout))
-	defer cancel()
+	defer func() {
+		// The connection forgets pre before it ends (see conn.Conn.Detach).
+		ts.client.detach()
+		cancel()
+	}()
 	l, err := ts.client.acquire(ctx, pre, t.pools, ts, t.now, t.rand, t.dial)
 	if err != nil {
 		switch {
@@ -206,13 +210,16 @@ func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *Ste
 		return false, fail(r, classify(err))
 	}
 
-	// Consumer info: an empty consumer ends the visit after this one
-	// round trip.
+	// Consumer info: an empty or paused consumer ends the visit after
+	// this one round trip.
 	pend, err := l.inspect(pre, b)
 	ts.client.settle(t.pools, ts, err, t.now())
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return false, ctx.Err()
+		case errors.Is(err, pull.ErrConsumerPaused):
+			return false, skip(r, ClassPaused)
 		}
 		return false, fail(r, classify(err))
 	}
@@ -300,6 +307,7 @@ func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *Ste
 	}
 	ackCtx, ackCancel := context.WithDeadline(ctx, ackBy)
 	rec, err := l.ack(ackCtx, b, cmd)
+	l.detach()
 	ackCancel()
 	ts.client.settle(t.pools, ts, err, t.now())
 	switch {
@@ -368,6 +376,8 @@ func classify(err error) ErrorClass {
 		return ClassDial
 	case errors.Is(err, pull.ErrProfileMismatch):
 		return ClassProfile
+	case errors.Is(err, pull.ErrConsumerPaused):
+		return ClassPaused
 	case errors.Is(err, pull.ErrStreamNotFound),
 		errors.Is(err, pull.ErrConsumerNotFound),
 		errors.Is(err, pull.ErrNoResponders):
