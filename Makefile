@@ -7,6 +7,8 @@
 #   make conformance  the trigger conformance suite alone (pinned broker)
 #   make soak    the runtime under random faults for SOAK (default 2m), with
 #                the ledger's verdict (a short soak runs in make test)
+#   make soak-cluster  the slow cluster scenarios (kills, rolling restart:
+#                elections of 4-9 s each) against three pinned brokers
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make bench   the benchmarks (see docs/BENCHMARKS.md)
 #   make broker  build the pinned nats-server into .cache/
@@ -18,7 +20,7 @@ CACHE     := $(CURDIR)/.cache
 BROKER    := $(CACHE)/nats-server-v2.14.6
 export LATENT_NATS_SERVER := $(BROKER)
 
-.PHONY: test lint unit conformance soak fuzz bench broker demo clean
+.PHONY: test lint unit conformance soak soak-cluster fuzz bench broker demo clean
 
 test: lint broker unit
 
@@ -37,7 +39,7 @@ $(BROKER): go.mod go.sum
 	$(GO) build -o $@ github.com/nats-io/nats-server/v2
 
 unit:
-	$(GO) test -race -count=1 -timeout 12m ./...
+	$(GO) test -race -count=1 -timeout 12m -skip '^TestClusterSoak' ./...
 	# conn's fake-server tests again over the thread socket (the opt-in
 	# Config.ThreadSocket on Linux)
 	$(GO) test -race -count=1 -timeout 5m ./conn -args -thread-socket
@@ -47,6 +49,9 @@ conformance: broker
 
 soak: broker
 	$(GO) run ./tools/soak/cmd/soak -duration $(SOAK) $(SOAKFLAGS)
+
+soak-cluster: broker
+	$(GO) test -race -count=1 -timeout 20m -run '^TestClusterSoak' -v ./conformance/
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
