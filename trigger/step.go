@@ -70,6 +70,13 @@ func (t *Triggers) Step(ctx context.Context, host Host) (StepReport, error) {
 	ctx, unstop := t.withStop(ctx)
 	defer unstop()
 	r, err := t.step(ctx, host)
+	// Before unstop ends ctx: the connections kept hold no registration on
+	// it (see conn.Conn.Detach).
+	t.mu.Lock()
+	for i := range t.tenants {
+		t.tenants[i].client.detach()
+	}
+	t.mu.Unlock()
 	return r, stopped(ctx, err)
 }
 
