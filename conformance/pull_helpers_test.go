@@ -131,6 +131,7 @@ func (a *admin) request(subject string, body []byte) conn.Reply {
 	a.t.Helper()
 	ctx, cancel := context.WithTimeout(a.t.Context(), pullTimeout)
 	defer cancel()
+	defer a.c.Detach() // before cancel: ending ctx runs nothing (conn.Conn.Detach)
 	r, err := a.c.Request(ctx, subject, nil, body)
 	if err != nil {
 		a.t.Fatalf("admin request %s: %v", subject, err)

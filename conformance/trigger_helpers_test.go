@@ -484,6 +484,7 @@ func (s *trigSys) request(subject string, body []byte) []byte {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(s.t.Context(), pullTimeout)
 	defer cancel()
+	defer s.c.Detach() // before cancel: ending ctx runs nothing (conn.Conn.Detach)
 	r, err := s.c.Request(ctx, subject, nil, body)
 	if err != nil || r.Status != 0 {
 		s.t.Fatalf("system request %s: status %d, %v", subject, r.Status, err)

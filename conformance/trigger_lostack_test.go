@@ -97,6 +97,13 @@ func TestTriggerLostAckNeverArrived(t *testing.T) {
 		got := te.info(0)
 		return got.NumAckPending == 0 && got.AckFloor.StreamSeq == seq
 	})
+	// The broker records the acknowledgement before its receipt reaches
+	// the runtime; stopping Run before the receipt arrives would interrupt
+	// the wait for it (an uncertain ack, as a prompt shutdown should).
+	trigEventually(t, "redelivery's receipt verified", trigWait, func() bool {
+		last, ok := e.mon.LastStep()
+		return ok && last.Delivered == 2 && last.Ack == trigger.AckVerified
+	})
 	if err := run.stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
