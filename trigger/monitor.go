@@ -106,6 +106,9 @@ const (
 	ClassBrokerPermission
 	// ClassProfile: the consumer does not match the profile.
 	ClassProfile
+	// ClassPaused: the consumer matches the profile but is paused (its
+	// pause_until lies ahead); the visit is skipped without a pull.
+	ClassPaused
 	// ClassConsumerMissing: the stream or consumer does not exist, or
 	// nothing answers on its subjects.
 	ClassConsumerMissing
@@ -161,6 +164,8 @@ func (c ErrorClass) String() string {
 		return "broker permission"
 	case ClassProfile:
 		return "profile"
+	case ClassPaused:
+		return "paused"
 	case ClassConsumerMissing:
 		return "consumer missing"
 	case ClassAPI:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -304,6 +305,48 @@ func TestExchangeErrors(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestConsumerPausedSkipsPull: consumer info saying the consumer is paused
+// ends the visit without a pull, as a skipped visit of class paused that
+// keeps the connection; once it resumes the message is delivered.
+func TestConsumerPausedSkipsPull(t *testing.T) {
+	if got := classify(pull.ErrConsumerPaused); got != ClassPaused {
+		t.Errorf("classify = %v, want %v", got, ClassPaused)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rtConfig(t, 1), PoolLimits{})
+		r.net.publish(0, `[]`)
+		paused := true
+		r.net.inspectErr = func(int) error {
+			if paused {
+				return pull.ErrConsumerPaused
+			}
+			return nil
+		}
+		rep := r.step(t)
+		if rep.Result != ResultSkipped || rep.Error != ClassPaused || rep.Delivered != 0 {
+			t.Errorf("report %+v, want skipped, class paused", rep)
+		}
+		for _, e := range r.ev.take() {
+			if strings.HasPrefix(e, "next ") {
+				t.Errorf("a pull was sent to a paused consumer: %q", e)
+			}
+		}
+		if r.net.pending(0) != 1 {
+			t.Errorf("pending %d, want the message still queued", r.net.pending(0))
+		}
+		if u := r.pools.Usage(); u.Connections != 1 || r.net.openLinks() != 1 {
+			t.Errorf("connections: usage %d, open %d, want 1 kept", u.Connections, r.net.openLinks())
+		}
+		if s := r.mon.Snapshot(); s.Bindings[0].Errors[ClassPaused] != 1 {
+			t.Errorf("paused count %d, want 1", s.Bindings[0].Errors[ClassPaused])
+		}
+		paused = false
+		if rep := r.step(t); rep.Result != ResultDelivered {
+			t.Errorf("after resuming: report %+v, want delivered", rep)
+		}
+	})
 }
 
 // TestAdmissionUnavailableNoNetwork: a refused host reservation means no
