@@ -4,6 +4,7 @@
 #                the pinned broker) with the race detector, plus gofmt, go vet
 #                and staticcheck
 #   make demo    the main job against a broker it starts itself
+#                (CLUSTER=3: on a three-node cluster, R3, tenants pinned)
 #   make conformance  the trigger conformance suite alone (pinned broker)
 #   make soak    the runtime under random faults for SOAK (default 2m), with
 #                the ledger's verdict (a short soak runs in make test)
@@ -65,7 +66,7 @@ bench:
 demo: broker
 	@mkdir -p $(CACHE)
 	$(GO) build -o $(CACHE)/demo ./tools/demo
-	$(CACHE)/demo $(DEMOFLAGS)
+	$(CACHE)/demo $(if $(CLUSTER),-cluster $(CLUSTER)) $(DEMOFLAGS)
 
 clean:
 	rm -rf $(CACHE)

@@ -91,11 +91,13 @@ func TestClusterStepDown(t *testing.T) {
 		p.stop(t)
 	}
 	v, _ := ce.settleVerdict(t)
+	// The classes of the scenario, before the stop ends a step with
+	// ClassShutdown.
+	seen := classCounts(h, start, -1)
 	if err := run.stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	checkVerdict(t, v, true)
-	seen := classCounts(h, start, -1)
 	checkClasses(t, seen)
 	for k, p := range pubs {
 		times, failed := p.times()

@@ -244,11 +244,14 @@ func (ce *clusterEnv) finish(t *testing.T, h *procHost, run *trigRun, start int,
 		p.stop(t)
 	}
 	v, _ := ce.settleVerdict(t)
+	// The classes of the scenario, before the stop ends a step with
+	// ClassShutdown.
+	seen := classCounts(h, start, -1)
 	if err := run.stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	checkVerdict(t, v, durable)
-	checkClasses(t, classCounts(h, start, -1))
+	checkClasses(t, seen)
 	for _, p := range pubs {
 		times, failed := p.times()
 		t.Logf("figures: tenant %s: %d events stored (%d failed publish attempts), re-executions by cause:%s; classes %s",

@@ -39,6 +39,10 @@ type options struct {
 	// Binary is the nats-server to run; empty means broker.ServerBinary
 	// (LATENT_NATS_SERVER, as the Makefile sets it).
 	Binary string
+	// Cluster, when not zero, runs the demo on a cluster of that many
+	// nodes (broker.MinClusterSize to broker.MaxClusterSize) instead of
+	// one broker; Keep is refused with it.
+	Cluster int
 	// KeepReady, when not nil, is called in Keep mode once the broker's
 	// access files are written and described, before waiting for ctx.
 	KeepReady func(access)
@@ -55,6 +59,7 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 	fmt.Fprintf(w, "latent-nats demo: %s with %d tenants, %d bindings, %d events\n",
 		trigger.ProfileName, len(tenants), len(sc.Bindings), len(sc.Events))
 	kept := false
+	var keepBroker *broker.Broker
 	defer func() {
 		// In Keep mode a done ctx is the normal end, not an interruption.
 		if err != nil && ctx.Err() != nil && !kept && !isInterrupt(err) {
@@ -62,35 +67,62 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 		}
 	}()
 
-	// The pinned broker: handshake-first TLS, operator mode, one account
-	// per tenant.
-	fmt.Fprintf(w, "starting the pinned nats-server v%s (built first if missing: about 30 s cold)\n", broker.ServerVersion)
-	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
-	b, err := broker.Start(sctx, broker.Options{Tenants: tenants, Dir: opts.Dir, Binary: opts.Binary})
-	cancel()
-	if err != nil {
-		return sum, err
-	}
-	defer func() {
-		dir := b.Dir()
-		cerr := b.Close()
-		if cerr != nil {
-			fmt.Fprintf(w, "stopping the broker failed: %v\n", cerr)
-			if err == nil {
-				err = cerr
-			}
-			return
+	var cfg trigger.Config
+	var mint minter
+	replicas := provisionReplicas
+	var cluster *broker.Cluster
+	if opts.Cluster > 0 {
+		// A cluster: the same accounts on every node, R3 streams and
+		// consumers, each tenant pinned to its own node.
+		c, err := startCluster(ctx, w, tenants, opts)
+		if err != nil {
+			return sum, err
 		}
-		fmt.Fprintf(w, "broker stopped; %s removed\n", dir)
-	}()
-	fmt.Fprintf(w, "broker: nats-server v%s (pid %d) on %s, TLS %s, server name %s, operator mode, accounts %s\n",
-		broker.ServerVersion, b.PID(), b.Addr(), b.Handshake(), b.ServerName(), strings.Join(b.Tenants(), ", "))
-
-	cfg := sc.config(destination(b))
+		defer func() {
+			dir := c.Dir()
+			if cerr := c.Close(); cerr != nil {
+				fmt.Fprintf(w, "stopping the cluster failed: %v\n", cerr)
+				if err == nil {
+					err = cerr
+				}
+				return
+			}
+			fmt.Fprintf(w, "cluster stopped; %s removed\n", dir)
+		}()
+		cluster, mint, replicas = c, c, min(c.Size(), clusterReplicas)
+		cfg = sc.config(destination(c.Node(0)))
+		pinTenants(w, c, &cfg)
+	} else {
+		// The pinned broker: handshake-first TLS, operator mode, one
+		// account per tenant.
+		fmt.Fprintf(w, "starting the pinned nats-server v%s (built first if missing: about 30 s cold)\n", broker.ServerVersion)
+		sctx, cancel := context.WithTimeout(ctx, setupTimeout)
+		b, err := broker.Start(sctx, broker.Options{Tenants: tenants, Dir: opts.Dir, Binary: opts.Binary})
+		cancel()
+		if err != nil {
+			return sum, err
+		}
+		defer func() {
+			dir := b.Dir()
+			cerr := b.Close()
+			if cerr != nil {
+				fmt.Fprintf(w, "stopping the broker failed: %v\n", cerr)
+				if err == nil {
+					err = cerr
+				}
+				return
+			}
+			fmt.Fprintf(w, "broker stopped; %s removed\n", dir)
+		}()
+		fmt.Fprintf(w, "broker: nats-server v%s (pid %d) on %s, TLS %s, server name %s, operator mode, accounts %s\n",
+			broker.ServerVersion, b.PID(), b.Addr(), b.Handshake(), b.ServerName(), strings.Join(b.Tenants(), ", "))
+		mint, keepBroker = b, b
+		cfg = sc.config(destination(b))
+	}
 	if err := cfg.Validate(); err != nil {
 		return sum, err
 	}
-	users, err := mintUsers(b, cfg)
+	users, err := mintUsers(mint, cfg)
 	defer func() {
 		for i := range users {
 			users[i].wipe()
@@ -102,7 +134,12 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 	admins := adminCredentials(cfg, users)
 
 	fmt.Fprintln(w, "provisioning streams and consumers with each tenant's administrator (tools/provision):")
-	if err := provisionAll(ctx, w, cfg, admins); err != nil {
+	if cluster != nil {
+		err = provisionCluster(ctx, w, cluster, cfg, admins)
+	} else {
+		err = provisionAll(ctx, w, cfg, admins, replicas)
+	}
+	if err != nil {
 		return sum, err
 	}
 	writeUsers(w, users)
@@ -137,7 +174,7 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 	}
 
 	if opts.Keep {
-		if err := keep(ctx, w, b, cfg, users, opts.KeepReady); err != nil {
+		if err := keep(ctx, w, keepBroker, cfg, users, opts.KeepReady); err != nil {
 			return sum, err
 		}
 		kept = true

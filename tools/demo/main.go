@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/latent-systems/latent-nats/tools/broker"
 )
 
 // Exit codes of the demo.
@@ -65,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: demo [-keep] [-deadline D]")
+		fmt.Fprintln(stderr, "usage: demo [-keep] [-deadline D] [-cluster N]")
 		fmt.Fprintln(stderr, "Starts the pinned broker, provisions it, publishes events, runs the trigger runtime")
 		fmt.Fprintln(stderr, "with the reference host and checks every outcome; exit 0 only if all are as expected.")
 		fs.PrintDefaults()
@@ -73,11 +75,19 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var opts options
 	fs.BoolVar(&opts.Keep, "keep", false, "keep the broker running after the run and print how to reach it, until Ctrl-C")
 	fs.DurationVar(&opts.Deadline, "deadline", DefaultDeadline, fmt.Sprintf("bound of the runtime phase, %v to %v", MinDeadline, MaxDeadline))
+	fs.IntVar(&opts.Cluster, "cluster", 0, fmt.Sprintf("run on a cluster of N nodes (%d to %d; R3 streams and consumers on 3 or more), each tenant pinned to its own node; 0: one broker",
+		broker.MinClusterSize, broker.MaxClusterSize))
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if opts.Cluster != 0 && (opts.Cluster < broker.MinClusterSize || opts.Cluster > broker.MaxClusterSize) {
+		return opts, fmt.Errorf("%w: -cluster %d outside %d to %d", errUsage, opts.Cluster, broker.MinClusterSize, broker.MaxClusterSize)
+	}
+	if opts.Cluster != 0 && opts.Keep {
+		return opts, fmt.Errorf("%w: -keep runs on one broker only", errUsage)
 	}
 	if opts.Deadline < MinDeadline || opts.Deadline > MaxDeadline {
 		return opts, fmt.Errorf("%w: -deadline %v outside %v to %v", errUsage, opts.Deadline, MinDeadline, MaxDeadline)

@@ -55,6 +55,13 @@ func (tc *tenantCreds) wipe() {
 	}
 }
 
+// minter mints users of the tenant accounts: a broker, or a cluster
+// (whose users connect to any node).
+type minter interface {
+	Admin(tenant string) (broker.Creds, error)
+	User(tenant string, spec broker.UserSpec) (broker.Creds, error)
+}
+
 // destination is the broker's exact TLS endpoint as the configuration
 // names it.
 func destination(b *broker.Broker) trigger.Destination {
@@ -82,7 +89,7 @@ func secretOf(c broker.Creds) (*credential.Secret, error) {
 // (trigger.InboxPrefix), and checks that the runtime user's CONNECT fits
 // the broker's control line. The caller wipes what it returns, also on
 // error.
-func mintUsers(b *broker.Broker, cfg trigger.Config) ([]tenantCreds, error) {
+func mintUsers(b minter, cfg trigger.Config) ([]tenantCreds, error) {
 	perms, err := provision.DerivePermissions(cfg)
 	if err != nil {
 		return nil, err
@@ -175,12 +182,13 @@ func wipeCredentials(creds []trigger.Credential) {
 	}
 }
 
-// provisionAll creates the streams and consumers of cfg with the
-// administrators' credentials through the provisioning tool and writes its
-// report, indented, to w.
-func provisionAll(ctx context.Context, w io.Writer, cfg trigger.Config, admins []trigger.Credential) error {
+// provisionAll creates the streams and consumers of cfg, each with
+// replicas copies, with the administrators' credentials through the
+// provisioning tool and writes its report, indented, to w.
+func provisionAll(ctx context.Context, w io.Writer, cfg trigger.Config, admins []trigger.Credential, replicas int) error {
 	opts := provision.DefaultOptions()
 	opts.Timeout = requestTimeout
+	opts.Stream.Replicas = replicas
 	rep, err := provision.Run(ctx, cfg, admins, opts)
 	if err != nil {
 		return err

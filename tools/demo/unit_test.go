@@ -254,6 +254,11 @@ func TestParseFlags(t *testing.T) {
 		{"below min", []string{"-deadline", (MinDeadline - time.Millisecond).String()}, options{}, errUsage},
 		{"max deadline", []string{"-deadline", MaxDeadline.String()}, options{Deadline: MaxDeadline}, nil},
 		{"above max", []string{"-deadline", (MaxDeadline + time.Millisecond).String()}, options{}, errUsage},
+		{"smallest cluster", []string{"-cluster", "2"}, options{Deadline: DefaultDeadline, Cluster: 2}, nil},
+		{"largest cluster", []string{"-cluster", "5"}, options{Deadline: DefaultDeadline, Cluster: 5}, nil},
+		{"cluster of one", []string{"-cluster", "1"}, options{}, errUsage},
+		{"cluster of six", []string{"-cluster", "6"}, options{}, errUsage},
+		{"cluster kept", []string{"-cluster", "3", "-keep"}, options{}, errUsage},
 		{"argument", []string{"extra"}, options{}, errUsage},
 		{"help", []string{"-h"}, options{}, flag.ErrHelp},
 	}
