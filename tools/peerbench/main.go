@@ -35,11 +35,13 @@ const unknownSID = "2"
 
 func main() {
 	testing.Init()
-	mode := flag.String("mode", "parser", `"parser": frame parsing; "pull": the pull loop against a pinned broker; "idle": the idle cost of 256 bindings`)
+	mode := flag.String("mode", "parser", `"parser": frame parsing; "pull": the pull loop against a pinned broker; "idle": the idle cost of 256 bindings; "cluster": the pull loop and the broker's CPU on an R3 cluster; "latency": publish to activation`)
 	shapes := flag.String("shapes", ".", "parser: regexp selecting frametest shapes")
 	count := flag.Int("count", 5, "parser: rounds; every case runs once per round, rounds interleaved, medians reported")
 	po := pullFlags(flag.CommandLine)
 	ido := idleFlags(flag.CommandLine)
+	co := clusterFlags(flag.CommandLine)
+	lo := latencyFlags(flag.CommandLine)
 	flag.Parse()
 	switch *mode {
 	case "parser":
@@ -60,8 +62,24 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+	case "cluster":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := runCluster(ctx, *po, *co, os.Stdout)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	case "latency":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := runLatency(ctx, *lo, po.server, os.Stdout)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	default:
-		fmt.Fprintln(os.Stderr, `peerbench: -mode must be "parser", "pull" or "idle"`)
+		fmt.Fprintln(os.Stderr, `peerbench: -mode must be "parser", "pull", "idle", "cluster" or "latency"`)
 		os.Exit(2)
 	}
 }
