@@ -4,7 +4,7 @@
 // every outcome; it refuses to leave a process or a file behind, and exits 0
 // only when every expectation held.
 //
-//	demo [-keep] [-deadline D]
+//	demo [-keep] [-deadline D] [-cluster N]
 //
 // The run, in order:
 //
@@ -48,6 +48,10 @@
 // configuration, credentials files and .creds files written into its
 // directory, until Ctrl-C; then it is stopped and its directory removed.
 //
+// With -cluster N (2 to 5; make demo CLUSTER=3) it runs on a cluster of N
+// routed nodes instead: the streams and consumers are provisioned R3 (one
+// per node below three), and each tenant's destination is its own node.
+//
 // Files:
 //
 //   - main.go: flags, signals, exit codes.
@@ -58,5 +62,6 @@
 //   - runtime.go: the runtime phase and its progress lines.
 //   - report.go: the table, the last-step report and verify.
 //   - keep.go: -keep's files and description.
+//   - cluster.go: -cluster's nodes, pinning and provisioning.
 //   - errors.go: sentinels and outcomeError.
 package main
