@@ -2,12 +2,16 @@ package conformance_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
+	"github.com/latent-systems/latent-nats/tools/broker/clustertest"
 )
 
 // statusTrials is the number of raw pulls of
@@ -95,5 +99,132 @@ func TestClusterPullStatusBeforeMessage(t *testing.T) {
 	}
 	if pending, ackPending, _ := a.consumerInfo("ORDERS", "worker"); pending != 0 || ackPending != 0 {
 		t.Errorf("consumer after every event: num_pending %d, num_ack_pending %d; want 0 and 0", pending, ackPending)
+	}
+}
+
+// electionObserve bounds TestClusterStatusesDuringElection's observation
+// after the new leader is seen.
+const electionObserve = time.Second
+
+// TestClusterStatusesDuringElection observes, on a real three-node
+// cluster, what the profile's exchanges get while an R3 consumer changes
+// leader: one connection pulls the empty consumer in a loop (each pull
+// held by the leader for its 100 ms expiry), another inspects it in a
+// loop, while the consumer's leader steps down, until a second after the
+// new leader is seen. Every answer is one pull and the runtime name: a
+// Kind with a class (409 Leadership Change among them when a held pull
+// meets the step-down), a JetStream API error (*pull.APIError), 503 no
+// responders, or a deadline that closes the connection (replaced for the
+// next attempt); never an unknown status or a reply that breaks the
+// grammar (pull.ErrCloseConnection). The figures log what was seen.
+func TestClusterStatusesDuringElection(t *testing.T) {
+	t.Parallel()
+	c := brokertest.StartCluster(t, broker.Options{Tenants: []string{pullTenant}}, broker.DefaultClusterSize)
+	bind := testBinding("ORDERS", "worker", "orders.new")
+	a := newAdmin(t, c.Node(0))
+	a.api("$JS.API.STREAM.CREATE.ORDERS", map[string]any{
+		"name": "ORDERS", "subjects": []string{"orders.>"}, "storage": "file", "num_replicas": 3,
+	})
+	cfg := profileConfig(bind)
+	cfg["num_replicas"] = 3
+	a.createConsumer("ORDERS", "worker", cfg)
+	creds, err := c.Admin(pullTenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := clustertest.Requester(c, creds)
+	ctx, cancel := context.WithTimeout(t.Context(), clusterWait)
+	defer cancel()
+	old, err := c.WaitConsumerLeader(ctx, req, "ORDERS", "worker", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms := derive(t, bind)
+	// Pinned to a node that does not lead the consumer.
+	node := c.Node((c.Index(old) + 1) % c.Size())
+
+	user := pullUser(t, node, perms)
+	observe := func(stop <-chan struct{}, op func(p *puller) string) chan map[string]int {
+		pc, err := pull.NewConsumer(bind, pullOptions(pull.Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make(chan map[string]int, 1)
+		go func() {
+			got := make(map[string]int)
+			p := &puller{t: t, p: pc}
+			for i := 0; i < 10000; i++ {
+				select {
+				case <-stop:
+					out <- got
+					return
+				default:
+				}
+				if p.c == nil || p.c.Closed() {
+					c, err := pullDialErr(t, node, user)
+					if err != nil {
+						got["dial: "+err.Error()]++
+						continue
+					}
+					p.c = c
+				}
+				got[op(p)]++
+			}
+			out <- got
+		}()
+		return out
+	}
+	classify := func(err error) string {
+		var ae *pull.APIError
+		switch {
+		case errors.As(err, &ae):
+			return fmt.Sprintf("api error %d/%d", ae.Code, ae.ErrCode)
+		case errors.Is(err, pull.ErrNoResponders):
+			return "503 no responders"
+		case errors.Is(err, pull.ErrCloseConnection):
+			return "close connection: " + err.Error()
+		case errors.Is(err, context.DeadlineExceeded):
+			return "deadline"
+		}
+		return "other: " + err.Error()
+	}
+	stop := make(chan struct{})
+	pulls := observe(stop, func(p *puller) string {
+		res, err := p.next()
+		if err != nil {
+			return classify(err)
+		}
+		return fmt.Sprintf("%v (%v)", res.Kind, res.Kind.Class())
+	})
+	inspects := observe(stop, func(p *puller) string {
+		if _, err := p.inspect(); err != nil {
+			return classify(err)
+		}
+		return "info"
+	})
+	at := time.Now()
+	if err := c.StepDownConsumer(ctx, req, "ORDERS", "worker", nil); err != nil {
+		close(stop)
+		t.Fatal(err)
+	}
+	next, err := c.WaitConsumerLeader(ctx, req, "ORDERS", "worker", old)
+	elected := time.Since(at)
+	if err == nil {
+		timer := time.NewTimer(electionObserve)
+		<-timer.C
+	}
+	close(stop)
+	gotPulls, gotInspects := <-pulls, <-inspects
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("figures: consumer leader %s stepped down, %s seen %v later; through %s: pulls %v; consumer info %v",
+		old.Name(), next.Name(), elected.Round(time.Millisecond), node.Name(), gotPulls, gotInspects)
+	for _, m := range []map[string]int{gotPulls, gotInspects} {
+		for what, n := range m {
+			if strings.HasPrefix(what, "close connection") || strings.HasPrefix(what, "other") || strings.HasPrefix(what, "dial") || strings.Contains(what, "Kind(") || strings.Contains(what, "Class(") {
+				t.Errorf("%d answers %q: not a documented status", n, what)
+			}
+		}
 	}
 }

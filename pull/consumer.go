@@ -224,10 +224,16 @@ func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("pull: next: %w", err)
 	}
-	if res, err = c.classifyNext(&rep, sentAt); err == nil && res.Kind != KindMessage {
-		return Result{}, &ReplyError{Op: OpNext, Err: ErrUnexpectedReply}
+	res, err = c.classifyNext(&rep, sentAt)
+	switch {
+	case err != nil, res.Kind == KindMessage:
+		return res, err
+	case res.Kind.Class() == ClassUnavailable:
+		// The leader stepped down or shut down before it sent the
+		// message: the broker redelivers it after the ack wait.
+		return res, nil
 	}
-	return res, err
+	return Result{}, &ReplyError{Op: OpNext, Err: ErrUnexpectedReply}
 }
 
 // Ack sends cmd for the delivery d and waits for the broker's receipt,

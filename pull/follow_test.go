@@ -17,7 +17,10 @@ import (
 // delivered message after it. Next reads the message within the pull's
 // bound and returns it; the connection stays open. A status that no
 // message follows within the bound fails the pull and closes the
-// connection, and a status after the status is an unexpected reply.
+// connection; a leadership change or shutdown after it (the leader went
+// before it sent the message, which the broker redelivers after the ack
+// wait) is that status, and any other status after it an unexpected
+// reply.
 func TestFakeServerStatusBeforeMessage(t *testing.T) {
 	t.Run("message follows", func(t *testing.T) {
 		c := dialFake(t, greet(), expectNext(1), []fakeserver.Step{
@@ -42,7 +45,18 @@ func TestFakeServerStatusBeforeMessage(t *testing.T) {
 			t.Fatalf("Next() = %v, want the pull's bound exceeded and the connection closed", err)
 		}
 	})
-	t.Run("status follows", func(t *testing.T) {
+	t.Run("leadership change follows", func(t *testing.T) {
+		c := dialFake(t, greet(), expectNext(1), []fakeserver.Step{
+			status(1, "409 Batch Completed"), status(1, "409 Leadership Change"), fakeserver.WaitClose(),
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		res, err := newFakeConsumer(t).Next(ctx, c)
+		if err != nil || res.Kind != pull.KindLeadershipChange || c.Closed() {
+			t.Fatalf("Next() = %v, %v (closed %v); want the leadership change on an open connection", res.Kind, err, c.Closed())
+		}
+	})
+	t.Run("another status follows", func(t *testing.T) {
 		c := dialFake(t, greet(), expectNext(1), []fakeserver.Step{
 			status(1, "409 Batch Completed"), status(1, "404 No Messages"), fakeserver.WaitClose(),
 		})
