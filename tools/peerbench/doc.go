@@ -1,5 +1,5 @@
 // Command peerbench compares this project with nats.go v1.55.0 in one run,
-// in three modes, and prints the raw figures and the tables for
+// in five modes, and prints the raw figures and the tables for
 // docs/BENCHMARKS.md.
 //
 // It lives in its own module so that nats.go never enters the main module's
@@ -88,6 +88,25 @@
 // every goroutine and connection stopped and counted back to its baseline,
 // and the broker stopped and its directory removed.
 //
+// # -mode cluster
+//
+// The pull loops on a cluster of -cluster nodes (3 by default) of the
+// pinned nats-server, the stream and every consumer replicated on each
+// node, every connection pinned to node 0 and the leaders placed on node 1
+// (-cluster-leader remote) or node 0 (local); the loops read a
+// replicated consumer's "409 Batch Completed" before its message. For
+// each loop and for one consumer-info visit to an empty consumer of each
+// client: steps per second, latency, client CPU, and the broker's CPU per
+// visit read from every node's /proc/<pid>/stat, raw and net of the
+// nodes' background in windows where nothing runs. See runCluster.
+//
+// # -mode latency
+//
+// Publish-to-activation latency on one broker: installations of 16, 64
+// and 256 bindings (and 256 as four of 64) at poll intervals of 10 and
+// 100 ms, then nats.go's Consume() on as many consumers, each fed the
+// same bounded, seeded stream of events. See runLatency.
+//
 // Usage:
 //
 //	go run . [-shapes regexp] [-count 5] [-test.benchtime 1s]
@@ -95,4 +114,8 @@
 //	         [-round-time 1m] [-storage memory|file] [-server path]
 //	go run . -mode idle [-idle-time 35s] [-idle-small 16] [-idle-visits 512]
 //	         [-server path]
+//	go run . -mode cluster [-cluster 3] [-cluster-leader remote|local]
+//	         [-cluster-empty 1000] [-cluster-held 0] [-cluster-idle 5s]
+//	         [the -mode pull flags but -empty and -host]
+//	go run . -mode latency [-lat-rate 50] [-lat-time 4s] [-server path]
 package main
