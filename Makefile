@@ -13,6 +13,10 @@
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make bench   the benchmarks (see docs/BENCHMARKS.md)
 #   make broker  build the pinned nats-server into .cache/
+#   make compat  the conformance suite (COMPAT_RUN, default all) and the
+#                demo against each of COMPAT_VERSIONS beside the pinned
+#                2.14.6; downloads and builds those servers into .cache/
+#                (docs/COMPATIBILITY.md). Not part of make test.
 
 GO        ?= go
 FUZZTIME  ?= 30s
@@ -21,7 +25,14 @@ CACHE     := $(CURDIR)/.cache
 BROKER    := $(CACHE)/nats-server-v2.14.6
 export LATENT_NATS_SERVER := $(BROKER)
 
-.PHONY: test lint unit conformance soak soak-cluster fuzz bench broker demo clean
+# The newest 2.14.x and 2.15.x releases the Go module proxy served when
+# docs/COMPATIBILITY.md was last written (go list -m -versions
+# github.com/nats-io/nats-server/v2).
+COMPAT_VERSIONS ?= 2.14.10 2.15.3
+COMPAT_RUN      ?= .
+SERVER_MODULE   := github.com/nats-io/nats-server/v2
+
+.PHONY: test lint unit conformance soak soak-cluster fuzz bench broker demo compat clean
 
 test: lint broker unit
 
@@ -67,6 +78,33 @@ demo: broker
 	@mkdir -p $(CACHE)
 	$(GO) build -o $(CACHE)/demo ./tools/demo
 	$(CACHE)/demo $(if $(CLUSTER),-cluster $(CLUSTER)) $(DEMOFLAGS)
+
+# Each other version is built once with `go install module@version` (its
+# own go.mod, outside this module's pin) and renamed to
+# .cache/nats-server-v<version>; LATENT_NATS_SERVER_VERSION is the explicit
+# opt-in tools/broker requires to run a binary of another version.
+compat: broker
+	@set -e; for v in $(COMPAT_VERSIONS); do \
+	  bin=$(CACHE)/nats-server-v$$v; \
+	  if [ ! -x $$bin ]; then \
+	    echo "== building nats-server v$$v into $$bin"; \
+	    mkdir -p $(CACHE)/compat-v$$v; \
+	    GOBIN=$(CACHE)/compat-v$$v $(GO) install $(SERVER_MODULE)@v$$v; \
+	    mv $(CACHE)/compat-v$$v/nats-server $$bin; \
+	  fi; \
+	done
+	$(GO) build -o $(CACHE)/demo ./tools/demo
+	@status=0; for v in 2.14.6 $(COMPAT_VERSIONS); do \
+	  echo "== nats-server v$$v: conformance (-run '$(COMPAT_RUN)')"; \
+	  LATENT_NATS_SERVER=$(CACHE)/nats-server-v$$v LATENT_NATS_SERVER_VERSION=$$v \
+	    $(GO) test -race -count=1 -timeout 40m -run '$(COMPAT_RUN)' ./conformance/ \
+	    && echo "== nats-server v$$v: conformance passed" \
+	    || { echo "== nats-server v$$v: conformance FAILED"; status=1; }; \
+	  echo "== nats-server v$$v: demo"; \
+	  LATENT_NATS_SERVER=$(CACHE)/nats-server-v$$v LATENT_NATS_SERVER_VERSION=$$v $(CACHE)/demo \
+	    && echo "== nats-server v$$v: demo passed" \
+	    || { echo "== nats-server v$$v: demo FAILED"; status=1; }; \
+	done; exit $$status
 
 clean:
 	rm -rf $(CACHE)

@@ -21,6 +21,11 @@ const (
 	ServerModule = "github.com/nats-io/nats-server/v2"
 	// EnvServer names the environment variable [ServerBinary] reads.
 	EnvServer = "LATENT_NATS_SERVER"
+	// EnvServerVersion names the opt-in to a nats-server other than
+	// ServerVersion (make compat): with it set to a version such as
+	// 2.15.3, [ServerBinary] returns the binary EnvServer names when it
+	// reports that version, and never builds one.
+	EnvServerVersion = "LATENT_NATS_SERVER_VERSION"
 	// BinaryName is the file name of the cached binary.
 	BinaryName = "nats-server-v" + ServerVersion
 	// CacheSubdir is the directory under the user cache directory that
@@ -37,6 +42,10 @@ const (
 // building it if needed. It is the one function of this package that reads
 // the environment:
 //
+//   - if LATENT_NATS_SERVER_VERSION is set to another version than
+//     ServerVersion (the explicit opt-in of make compat), LATENT_NATS_SERVER
+//     must name a binary that reports exactly that version
+//     ([ErrWrongVersion] otherwise); it is used as it is and never built;
 //   - if LATENT_NATS_SERVER is set, that path is used: a binary there must
 //     report ServerVersion ([ErrWrongVersion] otherwise, and it is never
 //     replaced); a missing one is built there;
@@ -49,6 +58,9 @@ const (
 // parallel callers build once. A cold build takes about 30 s; ctx bounds the
 // wait for the lock and the build.
 func ServerBinary(ctx context.Context) (string, error) {
+	if v := os.Getenv(EnvServerVersion); v != "" && v != ServerVersion {
+		return otherBinary(ctx, os.Getenv(EnvServer), v)
+	}
 	if p := os.Getenv(EnvServer); p != "" {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -103,15 +115,54 @@ func ensureBinary(ctx context.Context, path string, replace bool) (string, error
 	return path, nil
 }
 
-// checkVersion runs `path --version` and compares its output with
-// ServerVersion. A missing file gives an error matching fs.ErrNotExist.
-func checkVersion(ctx context.Context, path string) error {
+// otherBinary is ServerBinary under the EnvServerVersion opt-in: path must
+// name a binary reporting version, which must look like a release
+// (digits.digits.digits, optionally -suffix).
+func otherBinary(ctx context.Context, path, version string) (string, error) {
+	if !validVersion(version) {
+		return "", fmt.Errorf("broker: %s=%q is not a version like %s: %w", EnvServerVersion, version, ServerVersion, ErrWrongVersion)
+	}
+	if path == "" {
+		return "", fmt.Errorf("broker: %s=%s needs %s naming a nats-server of that version (make compat builds them): %w",
+			EnvServerVersion, version, EnvServer, ErrWrongVersion)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("broker: %s: %w", EnvServer, err)
+	}
+	if err := checkVersionOf(ctx, abs, version); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// validVersion reports whether v is a release version without the "v":
+// three dot-separated decimal numbers, optionally followed by "-" and a
+// suffix of letters, digits and dots (2.15.0-RC.1).
+func validVersion(v string) bool {
+	core, suffix, hasSuffix := strings.Cut(v, "-")
+	parts := strings.Split(core, ".")
+	if len(parts) != 3 || (hasSuffix && suffix == "") {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return false
+		}
+	}
+	return strings.Trim(suffix, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.") == ""
+}
+
+// BinaryVersion runs `path --version` and returns the version it reports,
+// without the "v" (2.14.6). A missing file gives an error matching
+// fs.ErrNotExist; output of another form, [ErrWrongVersion].
+func BinaryVersion(ctx context.Context, path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("broker: nats-server binary: %w", err)
+		return "", fmt.Errorf("broker: nats-server binary: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("broker: nats-server binary is not a regular file: %w", ErrWrongVersion)
+		return "", fmt.Errorf("broker: nats-server binary is not a regular file: %w", ErrWrongVersion)
 	}
 	cmd := exec.CommandContext(ctx, path, "--version")
 	out := &limitedBuffer{max: maxVersionOutput}
@@ -119,10 +170,29 @@ func checkVersion(ctx context.Context, path string) error {
 	cmd.Stderr = out
 	cmd.WaitDelay = time.Second
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("broker: running nats-server --version: %w (%w)", ErrWrongVersion, err)
+		return "", fmt.Errorf("broker: running nats-server --version: %w (%w)", ErrWrongVersion, err)
 	}
-	if strings.TrimSpace(out.String()) != "nats-server: v"+ServerVersion {
-		return ErrWrongVersion
+	v, ok := strings.CutPrefix(strings.TrimSpace(out.String()), "nats-server: v")
+	if !ok || !validVersion(v) {
+		return "", ErrWrongVersion
+	}
+	return v, nil
+}
+
+// checkVersion runs `path --version` and compares its output with
+// ServerVersion. A missing file gives an error matching fs.ErrNotExist.
+func checkVersion(ctx context.Context, path string) error {
+	return checkVersionOf(ctx, path, ServerVersion)
+}
+
+// checkVersionOf checks that path reports exactly version.
+func checkVersionOf(ctx context.Context, path, version string) error {
+	v, err := BinaryVersion(ctx, path)
+	if err != nil {
+		return err
+	}
+	if v != version {
+		return fmt.Errorf("broker: %s reports v%s, want v%s: %w", path, v, version, ErrWrongVersion)
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ import (
 type Broker struct {
 	opts     Options
 	bin      string
+	ver      string // what the binary reports, see Version
 	dir      string
 	pki      *pki
 	identity *identity
@@ -53,11 +54,15 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 			return nil, err
 		}
 	}
+	ver, err := BinaryVersion(ctx, bin)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp(opts.Dir, "latent-broker-")
 	if err != nil {
 		return nil, fmt.Errorf("broker: temporary directory: %w", err)
 	}
-	b := &Broker{opts: opts, bin: bin, dir: dir, ring: &logRing{}}
+	b := &Broker{opts: opts, bin: bin, ver: ver, dir: dir, ring: &logRing{}}
 	if err := b.prepare(); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -157,6 +162,11 @@ func (b *Broker) Addr() netip.AddrPort {
 	defer b.mu.Unlock()
 	return b.addr
 }
+
+// Version returns the version the broker's binary reports without the "v":
+// [ServerVersion], or another one under the [EnvServerVersion] opt-in or
+// an Options.Binary of another release.
+func (b *Broker) Version() string { return b.ver }
 
 // ServerName returns the DNS name in the server certificate, the name a
 // client verifies and sends as SNI.

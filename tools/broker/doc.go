@@ -67,7 +67,11 @@
 // that reads the environment: LATENT_NATS_SERVER names it (the Makefile sets
 // it to .cache/nats-server-v2.14.6), otherwise it is built once with
 // `go build` into the user cache directory, under a file lock so parallel
-// test binaries do not race, and its `--version` is checked. (Elsewhere
+// test binaries do not race, and its `--version` is checked. Another
+// release runs only under the explicit opt-in LATENT_NATS_SERVER_VERSION
+// (make compat): LATENT_NATS_SERVER must then name a binary reporting that
+// version, which is never built here; [Broker.Version] says what runs.
+// (Elsewhere
 // only the standard library's own lookups happen: the system temporary
 // directory when Options.Dir is empty, and PATH to find `go` for a build.)
 //

@@ -114,8 +114,10 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 			}
 			fmt.Fprintf(w, "broker stopped; %s removed\n", dir)
 		}()
+		// The version the binary reports: the pinned one, or another
+		// under broker.EnvServerVersion (make compat).
 		fmt.Fprintf(w, "broker: nats-server v%s (pid %d) on %s, TLS %s, server name %s, operator mode, accounts %s\n",
-			broker.ServerVersion, b.PID(), b.Addr(), b.Handshake(), b.ServerName(), strings.Join(b.Tenants(), ", "))
+			b.Version(), b.PID(), b.Addr(), b.Handshake(), b.ServerName(), strings.Join(b.Tenants(), ", "))
 		mint, keepBroker = b, b
 		cfg = sc.config(destination(b))
 	}

@@ -121,7 +121,7 @@ func parseHandshake(s string) (broker.HandshakeMode, time.Duration, error) {
 // describe writes credential files and prints how to reach the broker.
 func describe(w io.Writer, b *broker.Broker) error {
 	addr := b.Addr()
-	fmt.Fprintf(w, "nats-server v%s (pid %d) listening on %s, TLS %s\n", broker.ServerVersion, b.PID(), addr, b.Handshake())
+	fmt.Fprintf(w, "nats-server v%s (pid %d) listening on %s, TLS %s\n", b.Version(), b.PID(), addr, b.Handshake())
 	fmt.Fprintf(w, "  server name (the certificate's only SAN, send it as SNI): %s\n", b.ServerName())
 	fmt.Fprintf(w, "  CA certificate: %s\n", b.CAFile())
 	fmt.Fprintf(w, "  JetStream store: %s\n", b.StoreDir())
