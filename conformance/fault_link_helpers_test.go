@@ -36,9 +36,11 @@ const (
 	linkTimeoutMS = 2000
 	linkAckWaitMS = linkTimeoutMS + 1000
 	// linkHold is how long a stall holds what it caught before it is
-	// cleared: longer than the pull's own bound (pull.RequestExpires plus
-	// pull.DefaultNextMargin, 250 ms), well inside the operation timeout
-	// that bounds the handshake, consumer info and the acknowledgement.
+	// cleared: longer than the pull's shortest bound (pull.RequestExpires
+	// plus pull.DefaultNextMargin, 250 ms), well inside the operation
+	// timeout that bounds the handshake, consumer info and the
+	// acknowledgement, and inside the pull's bound at this timeout
+	// (1.1 s).
 	linkHold = 300 * time.Millisecond
 	// linkDelay is the latency added to each direction: a 100 ms round
 	// trip, which every bound of a step must absorb.

@@ -288,7 +288,10 @@ func (l *connLink) detach()                         { l.c.Detach() }
 // the tenant's scratch.
 func (l *connLink) consumer(b *bindingState) (*pull.Consumer, error) {
 	if b.consumer == nil {
-		pc, err := pull.NewConsumer(b.pullBinding(), pull.Options{Now: l.now, OpTimeout: b.cfg.OperationTimeout(), Scratch: l.scratch})
+		timeout := b.cfg.OperationTimeout()
+		pc, err := pull.NewConsumer(b.pullBinding(), pull.Options{
+			Now: l.now, OpTimeout: timeout, NextMargin: pullMargin(timeout), Scratch: l.scratch,
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -141,8 +141,9 @@
 //
 // With T the binding's operation timeout: the phase before the pull (probe
 // or dial, consumer info) has at most T from the host's reservation; the
-// pull has its own bound (its 100 ms expiry and a margin) so that a pull
-// the broker holds ends with the broker's answer; the delivery's one
+// pull has its own bound, T within its 100 ms expiry plus 150 ms to 1 s, so
+// that a pull the broker holds ends with the broker's answer and a slow
+// link does not lose deliveries unseen; the delivery's one
 // original deadline D is the time the pull was sent plus T; the activation
 // ends by D minus the acknowledgement's slice (T/AckSliceDivisor within
 // MinAckSlice-MaxAckSlice) and within the root budget; the acknowledgement

@@ -16,10 +16,16 @@ import (
 //
 //   - Before the pull (client probe or dial, consumer info): at most T from
 //     the host's reservation (Host.ReserveInbound returning).
-//   - The pull: its own bound, pull.RequestExpires plus the pull package's
-//     margin, never cut short by the delivery's deadline, so that a pull the
-//     broker holds ends with the broker's answer rather than a closed
-//     connection.
+//   - The pull: its own bound (pullBound: T, and never less than
+//     pull.RequestExpires plus pull.DefaultNextMargin nor more than
+//     RequestExpires plus pull.MaxNextMargin), never cut short by the
+//     delivery's deadline. The broker answers a no-wait pull with an expiry
+//     within the expiry and a round trip, but a pull whose answer comes
+//     later than the client's bound loses a delivery unseen: the broker
+//     delivered the message to a connection the client closed, counted
+//     against max_deliver, and after max_deliver such misses the broker
+//     gives the event up without it ever running. So the bound follows the
+//     operator's bound of a round trip, T, rather than a fixed margin.
 //   - The delivery's one original deadline D is the time the pull was sent
 //     plus T; the broker's ack wait (at least T + 1 s) starts no earlier.
 //   - The activation ends by D minus the acknowledgement's slice (ackSlice:
@@ -40,11 +46,24 @@ func ackSlice(timeout time.Duration) time.Duration {
 	return min(max(timeout/AckSliceDivisor, MinAckSlice), MaxAckSlice)
 }
 
+// pullMargin returns the margin beyond the pull's expiry for an operation
+// timeout: the pull's bound is the timeout, within the pull package's
+// margins.
+func pullMargin(timeout time.Duration) time.Duration {
+	return min(max(timeout-pull.RequestExpires, pull.DefaultNextMargin), pull.MaxNextMargin)
+}
+
+// pullBound is the longest the pull of a step waits for the broker's
+// answer (see the deadline split above).
+func pullBound(timeout time.Duration) time.Duration {
+	return pull.RequestExpires + pullMargin(timeout)
+}
+
 // stepBound is the longest a step can take once the host's reservation is
 // held: the phase before the pull, the pull's own bound, and the
 // delivery's deadline with the acknowledgement's slice.
 func stepBound(timeout time.Duration) time.Duration {
-	return timeout + pull.RequestExpires + pull.DefaultNextMargin + timeout + ackSlice(timeout)
+	return timeout + pullBound(timeout) + timeout + ackSlice(timeout)
 }
 
 // Step makes one visit: the next binding of the rotation, at most one

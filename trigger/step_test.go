@@ -685,7 +685,9 @@ func TestInboundRequest(t *testing.T) {
 		if got.MaxInputBytes != 4096 || got.Binding.ID != "b0" || got.Binding.Index != 0 || got.Binding.Epoch != 1 || got.Binding.LogicalID != "orders" {
 			t.Errorf("request %+v", got)
 		}
-		want := 2*time.Second + pull.RequestExpires + pull.DefaultNextMargin + 2*time.Second + 500*time.Millisecond
+		// T of 2 s: the phase before the pull, the pull's bound (T within
+		// 250 ms and 1.1 s), T again and the ack slice.
+		want := 2*time.Second + 1100*time.Millisecond + 2*time.Second + 500*time.Millisecond
 		if d := got.Deadline.Sub(start); d != want {
 			t.Errorf("deadline %v after the start, want %v", d, want)
 		}
@@ -725,4 +727,34 @@ func TestUncertainAckRedelivered(t *testing.T) {
 			t.Errorf("counts %+v", s)
 		}
 	})
+}
+
+// TestPullBound: the pull waits for the broker's answer up to the
+// operation timeout, never less than its 100 ms expiry plus 150 ms nor
+// more than the expiry plus 1 s. Regression: the bound was a fixed 250 ms,
+// so on a link slower than that every pull's answer came after the
+// runtime had closed its connection, the broker counted each such delivery
+// against max_deliver, and gave the event up without it ever running.
+func TestPullBound(t *testing.T) {
+	tests := []struct {
+		timeout, want time.Duration
+	}{
+		{100 * time.Millisecond, 250 * time.Millisecond},
+		{250 * time.Millisecond, 250 * time.Millisecond},
+		{400 * time.Millisecond, 400 * time.Millisecond},
+		{time.Second, time.Second},
+		{1100 * time.Millisecond, 1100 * time.Millisecond},
+		{2 * time.Second, 1100 * time.Millisecond},
+		{10 * time.Second, 1100 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.timeout.String(), func(t *testing.T) {
+			if got := pullBound(tc.timeout); got != tc.want {
+				t.Errorf("pullBound(%v) = %v, want %v", tc.timeout, got, tc.want)
+			}
+			if m := pullMargin(tc.timeout); m < pull.MinNextMargin || m > pull.MaxNextMargin {
+				t.Errorf("pullMargin(%v) = %v, outside the pull package's bounds", tc.timeout, m)
+			}
+		})
+	}
 }
