@@ -31,7 +31,8 @@ const (
 // one of a cluster fault (no internal, no protocol); the ledger: nothing
 // lost, no re-execution after a verified acknowledgement.
 func TestClusterStepDown(t *testing.T) {
-	t.Parallel()
+	// Not parallel: one cluster at a time, before the parallel tests,
+	// whose timing bounds three more broker processes would strain.
 	tenants := []string{"sd0", "sd1"}
 	c := brokertest.StartCluster(t, broker.Options{Tenants: tenants}, broker.DefaultClusterSize)
 	ce := clusterInstall(t, c, clusterSpec{tenants: tenants, pins: []int{0, 1}, admin: 2})

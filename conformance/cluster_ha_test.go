@@ -267,7 +267,8 @@ func (p *haProcess) await(t *testing.T, prefix string) string {
 // acknowledgement, one re-execution, caused by the run no report
 // followed (the killed process).
 func TestClusterTwoProcesses(t *testing.T) {
-	t.Parallel()
+	// Not parallel: one cluster at a time, before the parallel tests,
+	// whose timing bounds three more broker processes would strain.
 	const tenant = "ha"
 	c := brokertest.StartCluster(t, broker.Options{Tenants: []string{tenant}}, broker.DefaultClusterSize)
 	ce := clusterInstall(t, c, clusterSpec{

@@ -36,7 +36,8 @@ const statusTrials = 3
 // request (a foreign frame, the connection closed) and delivered nothing
 // until max_deliver ran out.
 func TestClusterPullStatusBeforeMessage(t *testing.T) {
-	t.Parallel()
+	// Not parallel: one cluster at a time, before the parallel tests,
+	// whose timing bounds three more broker processes would strain.
 	c := brokertest.StartCluster(t, broker.Options{Tenants: []string{pullTenant}}, broker.DefaultClusterSize)
 	bind := testBinding("ORDERS", "worker", "orders.new")
 	a := newAdmin(t, c.Node(0))
@@ -118,7 +119,8 @@ const electionObserve = time.Second
 // next attempt); never an unknown status or a reply that breaks the
 // grammar (pull.ErrCloseConnection). The figures log what was seen.
 func TestClusterStatusesDuringElection(t *testing.T) {
-	t.Parallel()
+	// Not parallel: one cluster at a time, before the parallel tests,
+	// whose timing bounds three more broker processes would strain.
 	c := brokertest.StartCluster(t, broker.Options{Tenants: []string{pullTenant}}, broker.DefaultClusterSize)
 	bind := testBinding("ORDERS", "worker", "orders.new")
 	a := newAdmin(t, c.Node(0))
