@@ -7,7 +7,8 @@
 #                (CLUSTER=3: on a three-node cluster, R3, tenants pinned)
 #   make conformance  the trigger conformance suite alone (pinned broker)
 #   make soak    the runtime under random faults for SOAK (default 2m), with
-#                the ledger's verdict (a short soak runs in make test)
+#                the ledger's verdict (a short soak runs in make test), then
+#                make soak-cluster
 #   make soak-cluster  the slow cluster scenarios (kills, rolling restart:
 #                elections of 4-9 s each) against three pinned brokers
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
@@ -61,6 +62,7 @@ conformance: broker
 
 soak: broker
 	$(GO) run ./tools/soak/cmd/soak -duration $(SOAK) $(SOAKFLAGS)
+	$(MAKE) soak-cluster
 
 soak-cluster: broker
 	$(GO) test -race -count=1 -timeout 20m -run '^TestClusterSoak' -v ./conformance/
