@@ -67,6 +67,9 @@ type client struct {
 	// replaced counts idle connections found unusable and replaced.
 	replaced uint64
 	dials    uint64
+	// log is the installation's logger (set by Install; nil in tests
+	// that build a client alone, and silent).
+	log *logger
 }
 
 // acquire returns a usable link, before any command of the step is written.
@@ -81,7 +84,9 @@ type client struct {
 // otherwise (ctx's deadline included). now is the clock; rnd jitters the
 // backoff.
 func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, now func() time.Time, rnd io.Reader, dial dialFunc) (link, error) {
+	replacing := false
 	if c.link != nil {
+		replacing = true
 		if !c.link.usable() || now().Sub(c.lastUsed) > p.lim.MaxIdleAge {
 			c.drop(p, ts)
 			c.replaced++
@@ -117,10 +122,13 @@ func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, 
 		p.releaseConnection(ts.usage, ts.provider)
 		if owner.Err() == nil {
 			c.failures++
-			c.retryAt = now().Add(jitter(backoff(p.lim, c.failures), rnd))
+			wait := jitter(backoff(p.lim, c.failures), rnd)
+			c.retryAt = now().Add(wait)
+			c.log.backoff(ts, c.failures, wait)
 		}
 		return nil, &dialError{err: err}
 	}
+	c.log.dialled(ts, replacing, c.failures > 0)
 	c.failures = 0
 	c.retryAt = time.Time{}
 	c.link = l
@@ -172,6 +180,7 @@ func (c *client) settle(p *Pools, ts *tenantState, err error, now time.Time) {
 	var ce *conn.ClosedError
 	if errors.Is(err, pull.ErrCloseConnection) || errors.As(err, &ce) || !c.link.open() {
 		c.drop(p, ts)
+		c.log.lost(ts, err)
 		return
 	}
 	c.lastUsed = now

@@ -39,6 +39,8 @@
 //     AckState and ErrorClass.
 //   - runtime_errors.go: the runtime's sentinels, EpochError, Resource,
 //     ReservationError and PoolLimitsError.
+//   - logs.go: the fixed messages (Log...) and attribute keys (LogKey...)
+//     of PoolConfig.Logger.
 //
 // # Configuration
 //
@@ -177,6 +179,22 @@
 // step's report as the step ends: the per-message record of what ran and
 // what the broker recorded. Package trigger/metrics exposes the counts and
 // the last report in the Prometheus text format.
+//
+// # Logs
+//
+// PoolConfig.Logger (nil: silent) receives state changes, never traffic:
+// each record is one of the Log... messages with LogKey... attributes, and
+// a state that persists logs once when it begins and once when it ends (a
+// broker down for an hour writes a loss and one backoff line, then the
+// recovery). Every record carries logical_id and epoch; connection,
+// credential and pool records add tenant; binding records add binding,
+// stream and consumer, and stream_seq and delivered for a delivery. No
+// record holds a payload, a subject of an event, broker text or a secret.
+// Info: LogInstalled, LogSuperseded, LogDialled, LogReplaced,
+// LogBackoffEnded, LogProfileCleared, LogCredentialRestored,
+// LogPoolCleared. Warn: LogLost, LogBackoffStarted, LogProfileMismatch,
+// LogCredentialExpired, LogPoolExhausted, LogExhausted, LogAckUncertain,
+// LogAckLate. The README's "Logs" table lists the attributes of each.
 //
 // # Stopping
 //

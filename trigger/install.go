@@ -30,6 +30,8 @@ type Triggers struct {
 	now       func() time.Time
 	rand      io.Reader
 	mon       *Monitor
+	// log is PoolConfig.Logger with the installation's identity.
+	log       logger
 	tenantIDs []string
 	provIDs   []string
 
@@ -76,6 +78,10 @@ type tenantState struct {
 	// delivery is acknowledged in the step that pulled it, before the
 	// next pull of any of them.
 	scratch *pull.Scratch
+	// credExpired and exhausted are the logged states of the tenant's
+	// credential and pool reservations (see logStep).
+	credExpired bool
+	exhausted   bool
 }
 
 // bindingState is one binding's metadata. The pull consumer is made at the
@@ -90,6 +96,8 @@ type bindingState struct {
 	// revisit is the number of steps until the rotation visits this
 	// binding again.
 	revisit int
+	// mismatch is the logged profile state (see logStep).
+	mismatch bool
 }
 
 // Install validates cfg and creds, charges the installation to pools and
@@ -122,6 +130,7 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 		rand:      pools.rand,
 		charge:    InstallCharge(cfg),
 		mon:       newMonitor(logicalID, epoch, len(cfg.Bindings)),
+		log:       logger{l: pools.log, logicalID: logicalID, epoch: epoch},
 	}
 	if t.rand == nil {
 		t.rand = rand.Reader
@@ -139,6 +148,7 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 		ts := &t.tenants[i]
 		ts.index = i
 		ts.cfg = tc
+		ts.client.log = &t.log
 		ts.cred = matched[i]
 		ts.roots = roots
 		if tc.Destination.SPKISHA256 != "" {
@@ -169,10 +179,11 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 		b.revisit = len(t.tenants) * len(t.tenants[b.tenant].bindings)
 	}
 	t.rot = newRotation(len(t.tenants))
-	entry, tu, pu, err := pools.install(t, logicalID, epoch, expectedEpoch, t.charge, t.tenantIDs, t.provIDs)
+	entry, tu, pu, superseded, err := pools.install(t, logicalID, epoch, expectedEpoch, t.charge, t.tenantIDs, t.provIDs)
 	if err != nil {
 		return nil, nil, err
 	}
+	t.log.installed(superseded)
 	t.entry = entry
 	for i := range t.tenants {
 		t.tenants[i].usage = tu[i]

@@ -2,6 +2,7 @@ package trigger
 
 import (
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -179,6 +180,13 @@ type PoolConfig struct {
 	// lasts up to its deadline (the operation timeout, or the pull's own
 	// bound), and Close and Pools.Close wait for it.
 	ThreadSocket bool
+	// Logger receives the runtime's state changes (installations,
+	// connections, dial backoff, profile mismatches, credentials,
+	// exhaustion, uncertain and late acknowledgements), each once per
+	// transition, with the fixed messages and attributes listed in the
+	// package documentation; never payloads, subjects, broker text or
+	// secrets. nil means silent.
+	Logger *slog.Logger
 }
 
 // Usage is what the pools hold now.
@@ -201,6 +209,7 @@ type Pools struct {
 	rand   io.Reader
 	dialer conn.Dialer
 	thread bool // PoolConfig.ThreadSocket
+	log    *slog.Logger
 	lim    PoolLimits
 
 	mu        sync.Mutex
@@ -239,6 +248,7 @@ func NewPools(cfg PoolConfig) (*Pools, error) {
 		rand:      cfg.Rand,
 		dialer:    cfg.Dialer,
 		thread:    cfg.ThreadSocket,
+		log:       cfg.Logger,
 		lim:       cfg.Limits,
 		tenants:   make(map[string]*keyUsage),
 		providers: make(map[string]*keyUsage),
@@ -288,12 +298,13 @@ func (p *Pools) Close() {
 
 // install records the epoch transition of logicalID and charges the
 // installation, atomically. It returns the registry entry and the tenant
-// and provider usage entries of the installation (in the order given).
-func (p *Pools) install(t *Triggers, logicalID string, epoch, expected uint64, charge int64, tenants, providers []string) (*registryEntry, []*keyUsage, []*keyUsage, error) {
+// and provider usage entries of the installation (in the order given), and
+// the epoch of the live installation it supersedes (0 if none).
+func (p *Pools) install(t *Triggers, logicalID string, epoch, expected uint64, charge int64, tenants, providers []string) (*registryEntry, []*keyUsage, []*keyUsage, uint64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil, nil, nil, ErrClosed
+		return nil, nil, nil, 0, ErrClosed
 	}
 	e := p.registry[logicalID]
 	var current uint64
@@ -301,19 +312,22 @@ func (p *Pools) install(t *Triggers, logicalID string, epoch, expected uint64, c
 		current = e.epoch
 	}
 	if current != expected || epoch <= current {
-		return nil, nil, nil, &EpochError{LogicalID: logicalID, Current: current, Expected: expected, Epoch: epoch}
+		return nil, nil, nil, 0, &EpochError{LogicalID: logicalID, Current: current, Expected: expected, Epoch: epoch}
 	}
 	switch {
 	case p.use.Installations+1 > p.lim.MaxInstallations:
-		return nil, nil, nil, reservationError(ResourceInstallations)
+		return nil, nil, nil, 0, reservationError(ResourceInstallations)
 	case p.use.MetadataBytes+charge > p.lim.MaxMetadataBytes:
-		return nil, nil, nil, reservationError(ResourceMetadataBytes)
+		return nil, nil, nil, 0, reservationError(ResourceMetadataBytes)
 	case p.use.Bytes+charge > p.lim.MaxBytes:
-		return nil, nil, nil, reservationError(ResourceBytes)
+		return nil, nil, nil, 0, reservationError(ResourceBytes)
 	}
+	var superseded uint64
 	if e == nil {
 		e = &registryEntry{}
 		p.registry[logicalID] = e
+	} else if e.live != nil {
+		superseded = e.epoch
 	}
 	e.epoch = epoch
 	e.live = t
@@ -329,7 +343,7 @@ func (p *Pools) install(t *Triggers, logicalID string, epoch, expected uint64, c
 	for i, id := range providers {
 		pu[i] = ref(p.providers, id)
 	}
-	return e, tu, pu, nil
+	return e, tu, pu, superseded, nil
 }
 
 func ref(m map[string]*keyUsage, id string) *keyUsage {

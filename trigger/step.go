@@ -129,6 +129,7 @@ func (t *Triggers) step(ctx context.Context, host Host) (StepReport, error) {
 		}
 	}
 	t.pace(b, &r)
+	t.logStep(b, &r)
 	t.mon.record(&r, emptyPull, cl.dials-dials, cl.replaced-replaced)
 	if o, ok := host.(StepObserver); ok {
 		o.ObserveStep(r)

@@ -1,0 +1,209 @@
+package trigger
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// The fixed messages of the runtime's log (PoolConfig.Logger). Each is a
+// state change, logged once per transition, never per visit or per
+// message; see the package documentation for the table of levels and
+// attributes.
+const (
+	LogInstalled          = "trigger configuration installed"
+	LogSuperseded         = "trigger configuration superseded"
+	LogDialled            = "trigger broker connection dialled"
+	LogReplaced           = "trigger broker connection replaced"
+	LogLost               = "trigger broker connection lost"
+	LogBackoffStarted     = "trigger dial backoff started"
+	LogBackoffEnded       = "trigger dial backoff ended"
+	LogProfileMismatch    = "trigger consumer profile mismatch"
+	LogProfileCleared     = "trigger consumer profile mismatch cleared"
+	LogAckUncertain       = "trigger acknowledgement uncertain"
+	LogAckLate            = "trigger acknowledgement late"
+	LogExhausted          = "trigger delivery exhausted"
+	LogPoolExhausted      = "trigger pool exhausted"
+	LogPoolCleared        = "trigger pool exhaustion cleared"
+	LogCredentialExpired  = "trigger credential not current"
+	LogCredentialRestored = "trigger credential current again"
+)
+
+// The fixed attribute keys of the runtime's log.
+const (
+	LogKeyLogicalID = "logical_id"
+	LogKeyEpoch     = "epoch"
+	LogKeyTenant    = "tenant"
+	LogKeyBinding   = "binding"
+	LogKeyStream    = "stream"
+	LogKeyConsumer  = "consumer"
+	LogKeyClass     = "class"
+	LogKeyResource  = "resource"
+	LogKeyStreamSeq = "stream_seq"
+	LogKeyDelivered = "delivered"
+	LogKeyBackoff   = "backoff"
+)
+
+// logger is an installation's view of PoolConfig.Logger: nil l is
+// silent. Every record carries the installation's logical ID and epoch.
+type logger struct {
+	l         *slog.Logger
+	logicalID string
+	epoch     uint64
+}
+
+// on reports whether records are written; callers test it before building
+// attributes, so that a nil logger costs no allocation.
+func (g *logger) on() bool { return g != nil && g.l != nil }
+
+func (g *logger) log(level slog.Level, msg string, attrs ...slog.Attr) {
+	all := make([]slog.Attr, 0, 2+len(attrs))
+	all = append(all, slog.String(LogKeyLogicalID, g.logicalID), slog.Uint64(LogKeyEpoch, g.epoch))
+	all = append(all, attrs...)
+	g.l.LogAttrs(context.Background(), level, msg, all...)
+}
+
+// tenant logs a record about tenant ts.
+func (g *logger) tenant(level slog.Level, msg string, ts *tenantState, attrs ...slog.Attr) {
+	g.log(level, msg, append([]slog.Attr{slog.String(LogKeyTenant, ts.cfg.ID)}, attrs...)...)
+}
+
+// binding logs a record about binding b, with the step's delivery when it
+// has one.
+func (g *logger) binding(level slog.Level, msg string, b *bindingState, r *StepReport, attrs ...slog.Attr) {
+	c := b.cfg
+	base := []slog.Attr{
+		slog.String(LogKeyTenant, c.Tenant),
+		slog.String(LogKeyBinding, c.ID),
+		slog.String(LogKeyStream, c.Stream),
+		slog.String(LogKeyConsumer, c.Consumer),
+	}
+	if r != nil && r.StreamSeq > 0 {
+		base = append(base, slog.Uint64(LogKeyStreamSeq, r.StreamSeq), slog.Uint64(LogKeyDelivered, r.Delivered))
+	}
+	g.log(level, msg, append(base, attrs...)...)
+}
+
+// installed logs an installation and the one it superseded, if any.
+func (g *logger) installed(superseded uint64) {
+	if !g.on() {
+		return
+	}
+	if superseded > 0 {
+		g.l.LogAttrs(context.Background(), slog.LevelInfo, LogSuperseded,
+			slog.String(LogKeyLogicalID, g.logicalID), slog.Uint64(LogKeyEpoch, superseded))
+	}
+	g.log(slog.LevelInfo, LogInstalled)
+}
+
+// dialled logs a connection opened by acquire: replacing says a pooled
+// one was found unusable in the same call; recovered says failed dials
+// came before it (the end of the backoff).
+func (g *logger) dialled(ts *tenantState, replacing, recovered bool) {
+	if !g.on() {
+		return
+	}
+	if recovered {
+		g.tenant(slog.LevelInfo, LogBackoffEnded, ts)
+	}
+	msg := LogDialled
+	if replacing {
+		msg = LogReplaced
+	}
+	g.tenant(slog.LevelInfo, msg, ts)
+}
+
+// backoff logs the first failed dial of a run of them; the later ones of
+// the same run are silent (a broker down for an hour writes one line).
+func (g *logger) backoff(ts *tenantState, failures int, wait time.Duration) {
+	if !g.on() || failures != 1 {
+		return
+	}
+	g.tenant(slog.LevelWarn, LogBackoffStarted, ts,
+		slog.String(LogKeyClass, ClassDial.String()), slog.Duration(LogKeyBackoff, wait))
+}
+
+// lost logs a connection an exchange closed, unless the owner's stop
+// closed it.
+func (g *logger) lost(ts *tenantState, err error) {
+	if !g.on() || errors.Is(err, context.Canceled) {
+		return
+	}
+	class := ClassConnection
+	if err != nil {
+		class = classify(err)
+	}
+	g.tenant(slog.LevelWarn, LogLost, ts, slog.String(LogKeyClass, class.String()))
+}
+
+// logStep logs the transitions a step's report shows for binding b and its
+// tenant. A report that changes no state writes nothing and allocates
+// nothing.
+func (t *Triggers) logStep(b *bindingState, r *StepReport) {
+	g := &t.log
+	ts := &t.tenants[b.tenant]
+	if r.Result == ResultShutdown {
+		return
+	}
+
+	// Profile mismatch, per binding: found once, cleared once consumer
+	// info matched again.
+	switch {
+	case r.Error == ClassProfile && !b.mismatch:
+		b.mismatch = true
+		if g.on() {
+			g.binding(slog.LevelWarn, LogProfileMismatch, b, nil, slog.String(LogKeyClass, r.Error.String()))
+		}
+	case b.mismatch && (r.Result == ResultEmpty || r.Result == ResultDelivered || r.Error == ClassPaused):
+		b.mismatch = false
+		if g.on() {
+			g.binding(slog.LevelInfo, LogProfileCleared, b, nil)
+		}
+	}
+
+	// Credential, per tenant: every class but ineligible comes after the
+	// first credential check.
+	switch {
+	case r.Error == ClassCredential && !ts.credExpired:
+		ts.credExpired = true
+		if g.on() {
+			g.tenant(slog.LevelWarn, LogCredentialExpired, ts, slog.String(LogKeyClass, r.Error.String()))
+		}
+	case ts.credExpired && r.Error != ClassCredential && r.Error != ClassIneligible:
+		ts.credExpired = false
+		if g.on() {
+			g.tenant(slog.LevelInfo, LogCredentialRestored, ts)
+		}
+	}
+
+	// Pool exhaustion, per tenant: cleared by a visit that reached the
+	// broker.
+	switch {
+	case r.Error == ClassPoolExhausted && !ts.exhausted:
+		ts.exhausted = true
+		if g.on() {
+			g.tenant(slog.LevelWarn, LogPoolExhausted, ts,
+				slog.String(LogKeyClass, r.Error.String()), slog.String(LogKeyResource, r.Resource.String()))
+		}
+	case ts.exhausted && (r.Result == ResultEmpty || r.Result == ResultDelivered || r.Result == ResultFailed):
+		ts.exhausted = false
+		if g.on() {
+			g.tenant(slog.LevelInfo, LogPoolCleared, ts)
+		}
+	}
+
+	// Events of one delivery: each is its own state change of that event.
+	if !g.on() || r.Result != ResultDelivered {
+		return
+	}
+	if r.Action == ActionExhausted {
+		g.binding(slog.LevelWarn, LogExhausted, b, r)
+	}
+	switch r.Ack {
+	case AckUncertain:
+		g.binding(slog.LevelWarn, LogAckUncertain, b, r, slog.String(LogKeyClass, ClassAckUncertain.String()))
+	case AckVerifiedLate:
+		g.binding(slog.LevelWarn, LogAckLate, b, r)
+	}
+}
