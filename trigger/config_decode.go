@@ -43,12 +43,16 @@ type configDecoder struct {
 }
 
 // bad records a violation; fails marks the path as failed.
-func (d *configDecoder) bad(path string, r Rule, fails bool) {
+func (d *configDecoder) bad(path string, r Rule, fails bool) { d.badDetail(path, r, Detail{}, fails) }
+
+// badDetail records a violation and what it found; fails marks the path
+// as failed.
+func (d *configDecoder) badDetail(path string, r Rule, detail Detail, fails bool) {
 	if d.vs.full() {
 		d.vs.truncated = true // nothing more can be reported or covered
 		return
 	}
-	d.vs.add(path, r)
+	d.vs.addDetail(path, r, detail)
 	if fails {
 		if d.failed == nil {
 			d.failed = make(map[string]bool)
@@ -134,7 +138,7 @@ func (d *configDecoder) array(path string, n *jsontree.Node) []*jsontree.Node {
 func (d *configDecoder) bounded(path string, n *jsontree.Node, max int) []*jsontree.Node {
 	elems := d.array(path, n)
 	if len(elems) > max {
-		d.bad(path, RuleCount, false)
+		d.badDetail(path, RuleCount, rangeDetail(len(elems), 0, max, unitEntries), false)
 		elems = elems[:max]
 		if d.cut == nil {
 			d.cut = make(map[string]bool)

@@ -74,13 +74,7 @@ func ParseConfig(b []byte) (Config, error) {
 // accepts. Everything else is as strict as ParseConfig.
 func CanonicalConfig(b []byte) ([]byte, error) {
 	c, _, vs := decodeConfig(b)
-	kept := vs.list[:0]
-	for _, v := range vs.list {
-		if v.Rule != RuleNotCanonical {
-			kept = append(kept, v)
-		}
-	}
-	vs.list = kept
+	vs.drop(RuleNotCanonical)
 	if err := vs.err(); err != nil {
 		return nil, err
 	}
@@ -97,7 +91,7 @@ func CanonicalConfig(b []byte) ([]byte, error) {
 func decodeConfig(b []byte) (Config, *jsontree.Node, violationList) {
 	var vs violationList
 	if len(b) > MaxConfigBytes {
-		vs.add("", RuleTooLarge)
+		vs.addDetail("", RuleTooLarge, tooLargeDetail(len(b)))
 		return Config{}, nil, vs
 	}
 	root, ok := parseTree(b, &vs)
@@ -111,12 +105,7 @@ func decodeConfig(b []byte) (Config, *jsontree.Node, violationList) {
 	}
 	var sem violationList
 	c.validate(&sem)
-	for _, v := range sem.list {
-		if !d.covered(v) {
-			vs.add(v.Path, v.Rule)
-		}
-	}
-	vs.truncated = vs.truncated || sem.truncated
+	vs.merge(&sem, d.covered)
 	return c, root, vs
 }
 

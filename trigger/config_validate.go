@@ -2,6 +2,7 @@ package trigger
 
 import (
 	"net/netip"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -18,19 +19,47 @@ func (c Config) Validate() error {
 	return vs.err()
 }
 
-// violationList collects violations up to MaxViolations.
+// violationList collects violations up to MaxViolations; details[i] says
+// what list[i] found (the zero Detail: the rule's description).
 type violationList struct {
 	list      []Violation
+	details   []Detail
 	truncated bool
 }
 
-// add records one violation.
-func (vs *violationList) add(path string, r Rule) {
+// add records one violation described by its rule alone.
+func (vs *violationList) add(path string, r Rule) { vs.addDetail(path, r, Detail{}) }
+
+// addDetail records one violation and what it found.
+func (vs *violationList) addDetail(path string, r Rule, d Detail) {
 	if len(vs.list) == MaxViolations {
 		vs.truncated = true
 		return
 	}
 	vs.list = append(vs.list, Violation{Path: path, Rule: r})
+	vs.details = append(vs.details, d)
+}
+
+// merge records the violations of from that skip does not refuse, with
+// their details, and from's truncation.
+func (vs *violationList) merge(from *violationList, skip func(Violation) bool) {
+	for i, v := range from.list {
+		if !skip(v) {
+			vs.addDetail(v.Path, v.Rule, from.details[i])
+		}
+	}
+	vs.truncated = vs.truncated || from.truncated
+}
+
+// drop removes the violations of rule r.
+func (vs *violationList) drop(r Rule) {
+	list, details := vs.list[:0], vs.details[:0]
+	for i, v := range vs.list {
+		if v.Rule != r {
+			list, details = append(list, v), append(details, vs.details[i])
+		}
+	}
+	vs.list, vs.details = list, details
 }
 
 // full reports whether no further violation can be recorded.
@@ -41,57 +70,60 @@ func (vs *violationList) err() error {
 	if len(vs.list) == 0 && !vs.truncated {
 		return nil
 	}
-	return &ConfigError{Violations: vs.list, Truncated: vs.truncated}
+	return &ConfigError{Violations: vs.list, Details: vs.details, Truncated: vs.truncated}
 }
 
 // validate records every violation of c.
 func (c Config) validate(vs *violationList) {
 	if c.Profile != ProfileName {
-		vs.add("profile", RuleProfile)
+		vs.addDetail("profile", RuleProfile, Detail{Got: quoted(c.Profile), Want: RuleProfile.Detail().Want})
 	}
-	checkRange(vs, "poll_interval_ms", c.PollIntervalMS, MinPollIntervalMS, MaxPollIntervalMS)
-	checkRange(vs, "max_control_line_bytes", c.MaxControlLineBytes, MinControlLineBytes, MaxControlLineBytes)
-	checkRange(vs, "max_header_bytes", c.MaxHeaderBytes, MinHeaderBytes, MaxHeaderBytes)
+	checkRange(vs, "poll_interval_ms", c.PollIntervalMS, MinPollIntervalMS, MaxPollIntervalMS, unitMS)
+	checkRange(vs, "max_control_line_bytes", c.MaxControlLineBytes, MinControlLineBytes, MaxControlLineBytes, unitBytes)
+	checkRange(vs, "max_header_bytes", c.MaxHeaderBytes, MinHeaderBytes, MaxHeaderBytes, unitBytes)
 
 	if n := len(c.Tenants); n < MinTenants || n > MaxTenants {
-		vs.add("tenants", RuleCount)
+		vs.addDetail("tenants", RuleCount, rangeDetail(n, MinTenants, MaxTenants, unitEntries))
 	}
 	tenants := make(map[string]int, len(c.Tenants)) // ID -> first index
 	for i, t := range c.Tenants {
 		p := jsontree.Index("tenants", i)
 		if !validID(t.ID) {
-			vs.add(jsontree.Field(p, "id"), RuleID)
-		} else if _, dup := tenants[t.ID]; dup {
-			vs.add(jsontree.Field(p, "id"), RuleDuplicateID)
+			vs.addDetail(jsontree.Field(p, "id"), RuleID, idDetail(t.ID))
+		} else if first, dup := tenants[t.ID]; dup {
+			vs.addDetail(jsontree.Field(p, "id"), RuleDuplicateID, Detail{
+				Got: quoted(t.ID), Want: "is already the id of " + jsontree.Index("tenants", first), Fix: "give each tenant its own id"})
 		} else {
 			tenants[t.ID] = i
 		}
 		if !validID(t.ProviderID) {
-			vs.add(jsontree.Field(p, "provider_id"), RuleID)
+			vs.addDetail(jsontree.Field(p, "provider_id"), RuleID, idDetail(t.ProviderID))
 		}
 		t.Destination.validate(vs, jsontree.Field(p, "destination"))
 	}
 
 	if n := len(c.Bindings); n < MinBindings || n > MaxBindings {
-		vs.add("bindings", RuleCount)
+		vs.addDetail("bindings", RuleCount, rangeDetail(n, MinBindings, MaxBindings, unitEntries))
 	}
 	used := make([]bool, len(c.Tenants))
-	ids := make(map[string]bool, len(c.Bindings))
-	pairs := make(map[[2]string]bool, len(c.Bindings))
-	filters := make(map[string]string, len(c.Bindings)) // filter subject -> tenant
+	ids := make(map[string]int, len(c.Bindings))             // ID -> first index
+	pairs := make(map[[2]string]int, len(c.Bindings))        // stream/consumer -> first index
+	filters := make(map[string]filterOwner, len(c.Bindings)) // filter subject -> first binding
 	for i, b := range c.Bindings {
 		p := jsontree.Index("bindings", i)
 		if !validID(b.ID) {
-			vs.add(jsontree.Field(p, "id"), RuleID)
-		} else if ids[b.ID] {
-			vs.add(jsontree.Field(p, "id"), RuleDuplicateID)
+			vs.addDetail(jsontree.Field(p, "id"), RuleID, idDetail(b.ID))
+		} else if first, dup := ids[b.ID]; dup {
+			vs.addDetail(jsontree.Field(p, "id"), RuleDuplicateID, Detail{
+				Got: quoted(b.ID), Want: "is already the id of " + jsontree.Index("bindings", first), Fix: "give each binding its own id"})
 		} else {
-			ids[b.ID] = true
+			ids[b.ID] = i
 		}
 		if !validID(b.Tenant) {
-			vs.add(jsontree.Field(p, "tenant"), RuleID)
+			vs.addDetail(jsontree.Field(p, "tenant"), RuleID, idDetail(b.Tenant))
 		} else if ti, ok := tenants[b.Tenant]; !ok {
-			vs.add(jsontree.Field(p, "tenant"), RuleUnknownTenant)
+			vs.addDetail(jsontree.Field(p, "tenant"), RuleUnknownTenant, Detail{
+				Got: quoted(b.Tenant), Want: "is not the id of a tenant; allowed: " + tenantIDs(c.Tenants, tenants)})
 		} else {
 			used[ti] = true
 		}
@@ -100,48 +132,64 @@ func (c Config) validate(vs *violationList) {
 			{"contract", b.Contract}, {"function", b.Function},
 		} {
 			if !validName(n.val) {
-				vs.add(jsontree.Field(p, n.key), RuleName)
+				vs.addDetail(jsontree.Field(p, n.key), RuleName, lengthDetail(n.val, MaxNameLen, nameWant))
 			}
 		}
 		if b.Route != "" && !validName(b.Route) {
-			vs.add(jsontree.Field(p, "route"), RuleName)
+			vs.addDetail(jsontree.Field(p, "route"), RuleName, lengthDetail(b.Route, MaxNameLen, nameWant))
 		}
 		streamOK, consumerOK := validAssetName(b.Stream), validAssetName(b.Consumer)
 		if !streamOK {
-			vs.add(jsontree.Field(p, "stream"), RuleAssetName)
+			vs.addDetail(jsontree.Field(p, "stream"), RuleAssetName, assetNameDetail(b.Stream))
 		}
 		if !consumerOK {
-			vs.add(jsontree.Field(p, "consumer"), RuleAssetName)
+			vs.addDetail(jsontree.Field(p, "consumer"), RuleAssetName, assetNameDetail(b.Consumer))
 		}
 		if pair := [2]string{b.Stream, b.Consumer}; streamOK && consumerOK {
-			if pairs[pair] {
-				vs.add(jsontree.Field(p, "consumer"), RuleDuplicateConsumer)
+			if first, dup := pairs[pair]; dup {
+				vs.addDetail(jsontree.Field(p, "consumer"), RuleDuplicateConsumer, Detail{
+					Got:  quoted(b.Consumer),
+					Want: "on stream " + quoted(b.Stream) + " is already the consumer of " + jsontree.Index("bindings", first),
+					Fix:  "give each binding its own durable consumer"})
+			} else {
+				pairs[pair] = i
 			}
-			pairs[pair] = true
 		}
 		if r := subjectRule(b.FilterSubject); r != 0 {
-			vs.add(jsontree.Field(p, "filter_subject"), r)
-		} else if owner, seen := filters[b.FilterSubject]; seen && owner != b.Tenant {
-			vs.add(jsontree.Field(p, "filter_subject"), RuleSharedFilter)
+			vs.addDetail(jsontree.Field(p, "filter_subject"), r, subjectDetail(r, b.FilterSubject))
+		} else if owner, seen := filters[b.FilterSubject]; seen && owner.tenant != b.Tenant {
+			vs.addDetail(jsontree.Field(p, "filter_subject"), RuleSharedFilter, Detail{
+				Got:  quoted(b.FilterSubject),
+				Want: "is already the filter subject of " + jsontree.Index("bindings", owner.binding) + " of tenant " + quoted(owner.tenant),
+				Fix:  "give each tenant its own subjects"})
 		} else if !seen {
-			filters[b.FilterSubject] = b.Tenant
+			filters[b.FilterSubject] = filterOwner{tenant: b.Tenant, binding: i}
 		}
-		checkRange(vs, jsontree.Field(p, "max_payload_bytes"), b.MaxPayloadBytes, MinPayloadBytes, MaxPayloadBytes)
-		timeoutOK := checkRange(vs, jsontree.Field(p, "operation_timeout_ms"), b.OperationTimeoutMS, MinOperationTimeoutMS, MaxOperationTimeoutMS)
-		if checkRange(vs, jsontree.Field(p, "root_budget_ms"), b.RootBudgetMS, MinRootBudgetMS, MaxOperationTimeoutMS) &&
+		checkRange(vs, jsontree.Field(p, "max_payload_bytes"), b.MaxPayloadBytes, MinPayloadBytes, MaxPayloadBytes, unitBytes)
+		timeoutOK := checkRange(vs, jsontree.Field(p, "operation_timeout_ms"), b.OperationTimeoutMS, MinOperationTimeoutMS, MaxOperationTimeoutMS, unitMS)
+		if checkRange(vs, jsontree.Field(p, "root_budget_ms"), b.RootBudgetMS, MinRootBudgetMS, MaxOperationTimeoutMS, unitMS) &&
 			timeoutOK && b.RootBudgetMS > b.OperationTimeoutMS {
-			vs.add(jsontree.Field(p, "root_budget_ms"), RuleBudgetOverTimeout)
+			vs.addDetail(jsontree.Field(p, "root_budget_ms"), RuleBudgetOverTimeout, Detail{
+				Got:  strconv.Itoa(b.RootBudgetMS),
+				Want: "is above the binding's operation_timeout_ms " + strconv.Itoa(b.OperationTimeoutMS) + " (ms)",
+				Fix:  "lower root_budget_ms to at most " + strconv.Itoa(b.OperationTimeoutMS) + " or raise operation_timeout_ms"})
 		}
-		checkRange(vs, jsontree.Field(p, "max_deliver"), b.MaxDeliver, MinMaxDeliver, MaxMaxDeliver)
-		if checkRange(vs, jsontree.Field(p, "ack_wait_ms"), b.AckWaitMS, MinOperationTimeoutMS+AckWaitMarginMS, MaxAckWaitMS) &&
+		checkRange(vs, jsontree.Field(p, "max_deliver"), b.MaxDeliver, MinMaxDeliver, MaxMaxDeliver, "")
+		if checkRange(vs, jsontree.Field(p, "ack_wait_ms"), b.AckWaitMS, MinOperationTimeoutMS+AckWaitMarginMS, MaxAckWaitMS, unitMS) &&
 			timeoutOK && b.AckWaitMS < b.OperationTimeoutMS+AckWaitMarginMS {
-			vs.add(jsontree.Field(p, "ack_wait_ms"), RuleAckWaitTooShort)
+			least := strconv.Itoa(b.OperationTimeoutMS + AckWaitMarginMS)
+			vs.addDetail(jsontree.Field(p, "ack_wait_ms"), RuleAckWaitTooShort, Detail{
+				Got: strconv.Itoa(b.AckWaitMS),
+				Want: "is below the minimum " + least + " (ms): the binding's operation_timeout_ms " +
+					strconv.Itoa(b.OperationTimeoutMS) + " plus " + strconv.Itoa(AckWaitMarginMS),
+				Fix: "raise ack_wait_ms to at least " + least + " or lower operation_timeout_ms"})
 		}
-		checkRange(vs, jsontree.Field(p, "nak_delay_ms"), b.NakDelayMS, MinNakDelayMS, MaxNakDelayMS)
+		checkRange(vs, jsontree.Field(p, "nak_delay_ms"), b.NakDelayMS, MinNakDelayMS, MaxNakDelayMS, unitMS)
 	}
 	for i, u := range used {
 		if !u && validID(c.Tenants[i].ID) && tenants[c.Tenants[i].ID] == i {
-			vs.add(jsontree.Index("tenants", i), RuleUnusedTenant)
+			vs.addDetail(jsontree.Index("tenants", i), RuleUnusedTenant, Detail{
+				Got: quoted(c.Tenants[i].ID), Want: "is named by no binding", Fix: "remove the tenant or bind it"})
 		}
 	}
 	if vs.full() {
@@ -149,40 +197,132 @@ func (c Config) validate(vs *violationList) {
 		return
 	}
 	if n := len(c.encode()); n > MaxConfigBytes {
-		vs.add("", RuleTooLarge)
+		vs.addDetail("", RuleTooLarge, tooLargeDetail(n))
 	}
 }
 
+// tooLargeDetail describes an encoding of n bytes over MaxConfigBytes.
+func tooLargeDetail(n int) Detail {
+	d := rangeDetail(n, 0, MaxConfigBytes, unitBytes)
+	d.Fix = RuleTooLarge.Detail().Fix
+	return d
+}
+
+// filterOwner is the first binding of a filter subject and its tenant.
+type filterOwner struct {
+	tenant  string
+	binding int
+}
+
+// Units of the numbers a range Detail names.
+const (
+	unitMS      = "ms"
+	unitBytes   = "bytes"
+	unitEntries = "entries"
+)
+
 // checkRange records RuleRange unless lo <= v <= hi, and reports whether v
 // was in range.
-func checkRange(vs *violationList, path string, v, lo, hi int) bool {
+func checkRange(vs *violationList, path string, v, lo, hi int, unit string) bool {
 	if v < lo || v > hi {
-		vs.add(path, RuleRange)
+		vs.addDetail(path, RuleRange, rangeDetail(v, lo, hi, unit))
 		return false
 	}
 	return true
 }
 
+// rangeDetail says which bound v breaks: "5 is below the minimum 10 (ms)".
+func rangeDetail(v, lo, hi int, unit string) Detail {
+	want := "is above the maximum " + strconv.Itoa(hi)
+	if v < lo {
+		want = "is below the minimum " + strconv.Itoa(lo)
+	}
+	if unit != "" {
+		want += " (" + unit + ")"
+	}
+	return Detail{Got: strconv.Itoa(v), Want: want}
+}
+
+// lengthDetail describes a string that breaks a length or character rule:
+// against maxLen when it is too long (quoted then names its length), else
+// want.
+func lengthDetail(s string, maxLen int, want string) Detail {
+	if len(s) > maxLen {
+		return Detail{Got: quoted(s), Want: "is above the maximum " + strconv.Itoa(maxLen) + " (bytes)"}
+	}
+	return Detail{Got: quoted(s), Want: want}
+}
+
+// idDetail describes an invalid ID.
+func idDetail(s string) Detail { return lengthDetail(s, MaxIDLen, idWant) }
+
+// assetNameDetail describes an invalid stream or consumer name, with what
+// to do for a name with a dot.
+func assetNameDetail(s string) Detail {
+	d := lengthDetail(s, MaxAssetNameLen, assetNameWant)
+	if strings.Contains(s, ".") && len(s) <= MaxAssetNameLen {
+		d.Fix = "a dot separates subject tokens: use '_' or '-' instead"
+	}
+	return d
+}
+
+// subjectDetail describes a filter subject that breaks r.
+func subjectDetail(r Rule, s string) Detail {
+	if r == RuleWildcard {
+		return Detail{Got: quoted(s), Want: wildcardWant, Fix: wildcardFix}
+	}
+	return lengthDetail(s, MaxSubjectLen, subjectWant)
+}
+
+// tenantIDs lists the valid tenant IDs, quoted, in document order.
+func tenantIDs(ts []Tenant, first map[string]int) string {
+	var b strings.Builder
+	for i, t := range ts {
+		if j, ok := first[t.ID]; !ok || j != i {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoted(t.ID))
+	}
+	if b.Len() == 0 {
+		return "none"
+	}
+	return b.String()
+}
+
 // validate records the violations of one destination.
 func (d Destination) validate(vs *violationList, path string) {
 	addr := d.Address.Addr()
+	got := `""`
+	if d.Address.IsValid() {
+		got = quoted(d.Address.String())
+	}
 	switch {
 	case !d.Address.IsValid() || !addr.Is4() || d.Address.Port() == 0,
 		addr.IsUnspecified(), addr.IsMulticast(), addr == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
-		vs.add(jsontree.Field(path, "address"), RuleAddress)
+		vs.addDetail(jsontree.Field(path, "address"), RuleAddress, Detail{Got: got, Want: addressWant, Fix: addressFix})
 	case !isPublic(addr) && !d.AllowNonPublic:
-		vs.add(jsontree.Field(path, "address"), RuleNonPublic)
+		vs.addDetail(jsontree.Field(path, "address"), RuleNonPublic, Detail{
+			Got: got, Want: "is in the non-public range " + nonPublicPrefix(addr).String(), Fix: nonPublicFix})
 	case isPublic(addr) && d.AllowNonPublic:
-		vs.add(jsontree.Field(path, "allow_non_public"), RuleNeedlessOptIn)
+		vs.addDetail(jsontree.Field(path, "allow_non_public"), RuleNeedlessOptIn, Detail{
+			Got: "true", Want: "is set for the public address " + got, Fix: "remove allow_non_public"})
 	}
 	if !validServerName(d.ServerName) {
-		vs.add(jsontree.Field(path, "server_name"), RuleServerName)
+		sd := lengthDetail(d.ServerName, MaxServerNameLen, serverNameWant)
+		if strings.ToLower(d.ServerName) != d.ServerName {
+			sd.Fix = "write it in lower case"
+		}
+		vs.addDetail(jsontree.Field(path, "server_name"), RuleServerName, sd)
 	}
 	if _, err := parseRoots(d.RootCAsPEM); err != nil {
-		vs.add(jsontree.Field(path, "root_cas_pem"), RuleRootCAs)
+		vs.addDetail(jsontree.Field(path, "root_cas_pem"), RuleRootCAs, Detail{
+			Got: "(" + strconv.Itoa(len(d.RootCAsPEM)) + " bytes)", Want: rootCAsWant})
 	}
 	if d.SPKISHA256 != "" && !validPin(d.SPKISHA256) {
-		vs.add(jsontree.Field(path, "spki_sha256"), RuleSPKIPin)
+		vs.addDetail(jsontree.Field(path, "spki_sha256"), RuleSPKIPin, Detail{Got: quoted(d.SPKISHA256), Want: pinWant})
 	}
 }
 
@@ -210,13 +350,17 @@ func nonPublicPrefixes() [14]netip.Prefix {
 
 // isPublic reports whether an IPv4 address is outside every non-public
 // range.
-func isPublic(a netip.Addr) bool {
+func isPublic(a netip.Addr) bool { return !nonPublicPrefix(a).IsValid() }
+
+// nonPublicPrefix returns the non-public range holding a, or the zero
+// Prefix.
+func nonPublicPrefix(a netip.Addr) netip.Prefix {
 	for _, p := range nonPublicPrefixes() {
 		if p.Contains(a) {
-			return false
+			return p
 		}
 	}
-	return true
+	return netip.Prefix{}
 }
 
 // validID reports whether s is 1-MaxIDLen bytes of A-Z a-z 0-9 . _ - :.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Sentinels. ErrInvalidConfig and ErrInvalidCredentials match every
@@ -216,6 +217,119 @@ func (r Rule) Err() error {
 	}
 }
 
+// Detail returns the rule's description, what a violation says when it
+// carries no detail of its own: Validate gives the value and the bound;
+// the decoding rules, the rules of matching credentials and an
+// out-of-range number that does not fit an int carry only this.
+func (r Rule) Detail() Detail {
+	switch r {
+	case RuleSyntax:
+		return Detail{Want: "is not one JSON object (or nests deeper than " + strconv.Itoa(maxDepth) + ", or has trailing data)"}
+	case RuleTooLarge:
+		return Detail{Want: "is above the maximum " + strconv.Itoa(MaxConfigBytes) + " (bytes)", Fix: "split the bindings across configurations"}
+	case RuleUnknownField:
+		return Detail{Want: "is not a field of the configuration", Fix: "check its spelling against the configuration reference"}
+	case RuleDuplicateKey:
+		return Detail{Want: "appears twice in one object", Fix: "keep one"}
+	case RuleMissingField:
+		return Detail{Want: "is required"}
+	case RuleWrongType:
+		return Detail{Want: "has the wrong JSON type (integers take no fraction or exponent)"}
+	case RuleNotCanonical:
+		return Detail{Want: "differs from the canonical encoding here", Fix: "write it with validate -write-canonical FILE"}
+	case RuleProfile:
+		return Detail{Want: "is not the allowed value " + strconv.Quote(ProfileName)}
+	case RuleRange:
+		return Detail{Want: "is outside its bounds (see the configuration reference)"}
+	case RuleCount:
+		return Detail{Want: "has a number of entries outside its bounds"}
+	case RuleBudgetOverTimeout:
+		return Detail{Want: "is above the binding's operation_timeout_ms"}
+	case RuleAckWaitTooShort:
+		return Detail{Want: "is below the binding's operation_timeout_ms plus " + strconv.Itoa(AckWaitMarginMS) + " (ms)"}
+	case RuleID:
+		return Detail{Want: idWant}
+	case RuleName:
+		return Detail{Want: nameWant}
+	case RuleAssetName:
+		return Detail{Want: assetNameWant}
+	case RuleServerName:
+		return Detail{Want: serverNameWant}
+	case RuleSubject:
+		return Detail{Want: subjectWant}
+	case RuleWildcard:
+		return Detail{Want: wildcardWant, Fix: wildcardFix}
+	case RuleDuplicateID:
+		return Detail{Want: "is used twice", Fix: "give each tenant and each binding its own id"}
+	case RuleDuplicateConsumer:
+		return Detail{Want: "is a stream/consumer pair used twice", Fix: "give each binding its own durable consumer"}
+	case RuleUnknownTenant:
+		return Detail{Want: "is not the id of a tenant of this configuration"}
+	case RuleUnusedTenant:
+		return Detail{Want: "is named by no binding", Fix: "remove the tenant or bind it"}
+	case RuleSharedFilter:
+		return Detail{Want: "is the filter subject of another tenant's binding", Fix: "give each tenant its own subjects"}
+	case RuleAddress:
+		return Detail{Want: addressWant, Fix: addressFix}
+	case RuleNonPublic:
+		return Detail{Want: "is not a public address", Fix: nonPublicFix}
+	case RuleNeedlessOptIn:
+		return Detail{Want: "is set for a public address", Fix: "remove allow_non_public"}
+	case RuleRootCAs:
+		return Detail{Want: rootCAsWant}
+	case RuleSPKIPin:
+		return Detail{Want: pinWant}
+	case RuleCredentialMissing:
+		return Detail{Want: "has no credential", Fix: "add one credential for this tenant"}
+	case RuleCredentialDuplicate:
+		return Detail{Want: "names a tenant another credential already serves", Fix: "keep one credential per tenant"}
+	case RuleCredentialUnknownTenant:
+		return Detail{Want: "names no tenant of the configuration"}
+	case RuleCredentialProvider:
+		return Detail{Want: "differs from the tenant's provider_id"}
+	case RuleCredentialDestination:
+		return Detail{Want: "differs from the tenant's destination", Fix: "copy the tenant's destination"}
+	case RuleCredentialSecret:
+		return Detail{Want: "is missing or wiped"}
+	default:
+		return Detail{Want: "breaks " + r.String()}
+	}
+}
+
+// The words of the rules, used by Rule.Detail and by Validate.
+const (
+	idWant         = "is not 1-64 bytes of A-Z a-z 0-9 . _ - :"
+	nameWant       = "is not 1-256 bytes of printable ASCII without space"
+	assetNameWant  = "is not 1-255 bytes of UTF-8 without space, control characters, '.', '*', '>', '/' or '\\'"
+	serverNameWant = "is not a lower-case DNS name of at most 253 bytes (no IP address, no trailing dot)"
+	subjectWant    = "is not 1-256 bytes of non-empty dot-separated tokens without space or control characters"
+	wildcardWant   = "holds '*' or '>': a filter subject is literal"
+	wildcardFix    = "give each literal subject its own binding"
+	addressWant    = "is not an IPv4 address with a non-zero port (not unspecified, multicast or broadcast)"
+	addressFix     = "write it as a.b.c.d:port"
+	nonPublicFix   = "set allow_non_public: true on this destination if the broker is meant to be reached there"
+	rootCAsWant    = "does not hold only PEM CERTIFICATE blocks without headers, at least one, each parsable"
+	pinWant        = "is not 64 lower-case hex digits (the SHA-256 of the certificate's public key)"
+)
+
+// maxQuotedBytes bounds how much of a string from the configuration a
+// Detail quotes, in bytes, before the quotes and escapes are added.
+const maxQuotedBytes = 64
+
+// quoted returns s quoted for a Detail: cut to maxQuotedBytes bytes (at a
+// rune boundary when s is valid UTF-8) with "..." and the full length
+// after a cut, invalid UTF-8 and control characters escaped.
+func quoted(s string) string {
+	if len(s) <= maxQuotedBytes {
+		return strconv.Quote(s)
+	}
+	cut := maxQuotedBytes
+	for cut > maxQuotedBytes-utf8.UTFMax && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
 // Violation is one broken rule at one place. Path is the JSON path of the
 // offending value, such as "bindings[3].ack_wait_ms"; "" is the document
 // itself. Credential violations use the same form for the credential slice
@@ -234,12 +348,57 @@ func (v Violation) String() string {
 	return p + ": " + v.Rule.String()
 }
 
+// Detail says what one violation found and how to fix it: the value
+// given, the bound or the allowed values it breaks, and for the common
+// mistakes what to do. A string from the configuration appears quoted, cut
+// to maxQuotedBytes bytes, with invalid UTF-8 and control characters
+// escaped; a credential's values never appear.
+type Detail struct {
+	// Got is the value given, such as "5" or "\"acme.>\""; "" when the
+	// value is not shown.
+	Got string
+	// Want names the bound, the allowed values or the rule broken, such as
+	// "is below the minimum 10 (ms)".
+	Want string
+	// Fix, when set, says what to do.
+	Fix string
+}
+
+// String returns "got want; fix", leaving out what is empty.
+func (d Detail) String() string {
+	s := d.Want
+	if d.Got != "" {
+		s = d.Got + " " + s
+	}
+	if d.Fix != "" {
+		s += "; " + d.Fix
+	}
+	return s
+}
+
 // ConfigError reports every violation of a configuration, in document
 // order, at most MaxViolations of them (Truncated says more were found).
+// Details[i], when present, says what Violations[i] found (see Message).
 // errors.Is matches ErrInvalidConfig and the sentinel of each rule broken.
 type ConfigError struct {
 	Violations []Violation
+	Details    []Detail
 	Truncated  bool
+}
+
+// Detail returns what violation i found: Details[i] when present, else
+// the rule's description (Rule.Detail).
+func (e *ConfigError) Detail(i int) Detail {
+	if i < len(e.Details) && e.Details[i].Want != "" {
+		return e.Details[i]
+	}
+	return e.Violations[i].Rule.Detail()
+}
+
+// Message returns violation i as "path: rule: detail", such as
+// "poll_interval_ms: out_of_range: 5 is below the minimum 10 (ms)".
+func (e *ConfigError) Message(i int) string {
+	return e.Violations[i].String() + ": " + e.Detail(i).String()
 }
 
 // Error lists the first few violations.
@@ -261,6 +420,12 @@ type CredentialsError struct {
 // Error lists the first few violations.
 func (e *CredentialsError) Error() string {
 	return describeViolations("trigger: credentials do not match the config", e.Violations, e.Truncated)
+}
+
+// Message returns violation i as "path: rule: detail" with the rule's
+// description (Rule.Detail); no credential value appears in it.
+func (e *CredentialsError) Message(i int) string {
+	return e.Violations[i].String() + ": " + e.Violations[i].Rule.Detail().String()
 }
 
 // Unwrap returns ErrInvalidCredentials and the sentinels of the rules broken.

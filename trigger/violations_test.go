@@ -1,9 +1,12 @@
 package trigger
 
 import (
+	"errors"
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestViolationPaths checks each rule at its path, through Validate and
@@ -143,4 +146,220 @@ func TestViolationPaths(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestViolationMessages pins the full message of every rule: the path, the
+// rule, the value given, the bound or allowed values and, for the common
+// mistakes, what to do.
+func TestViolationMessages(t *testing.T) {
+	canon := string(validConfig(t).encode())
+	parse := func(old, new string) func(*testing.T) error {
+		return func(t *testing.T) error {
+			if !strings.Contains(canon, old) {
+				t.Fatalf("canonical encoding lacks %q", old)
+			}
+			_, err := ParseConfig([]byte(strings.Replace(canon, old, new, 1)))
+			return err
+		}
+	}
+	validate := func(edit func(*Config)) func(*testing.T) error {
+		return func(t *testing.T) error { return configWith(t, edit).Validate() }
+	}
+	match := func(edit func([]Credential) []Credential) func(*testing.T) error {
+		return func(t *testing.T) error {
+			c := validConfig(t)
+			_, err := MatchCredentials(c, edit(testCredentials(t, c)))
+			return err
+		}
+	}
+	addr := func(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
+	long := strings.Repeat("x", 70)
+	seen := make(map[Rule]bool, ruleEnd)
+	for _, tc := range []struct {
+		name string
+		err  func(*testing.T) error
+		want []string
+	}{
+		{"syntax", parse(canon, ""), []string{
+			`(document): syntax: is not one JSON object (or nests deeper than 16, or has trailing data)`,
+		}},
+		{"too large", parse(canon, canon+strings.Repeat(" ", MaxConfigBytes)), []string{
+			`(document): too_large: 526772 is above the maximum 524288 (bytes); split the bindings across configurations`,
+		}},
+		{"unknown field", parse(`{"profile"`, `{"extra":1,"profile"`), []string{
+			`extra: unknown_field: is not a field of the configuration; check its spelling against the configuration reference`,
+		}},
+		{"duplicate key", parse(`{"id":"b0",`, `{"id":"b0","id":"b9",`), []string{
+			`bindings[0].id: duplicate_key: appears twice in one object; keep one`,
+		}},
+		{"missing field", parse(`"max_deliver":5,`, ``), []string{
+			`bindings[0].max_deliver: missing_field: is required`,
+		}},
+		{"wrong type", parse(`"max_deliver":5`, `"max_deliver":"5"`), []string{
+			`bindings[0].max_deliver: wrong_type: has the wrong JSON type (integers take no fraction or exponent)`,
+		}},
+		{"not canonical", parse(`"profile":`, `"profile": `), []string{
+			`profile: not_canonical: differs from the canonical encoding here; write it with validate -write-canonical FILE`,
+		}},
+		{"integer overflow", parse(`"max_deliver":5`, `"max_deliver":99999999999999999999`), []string{
+			`bindings[0].max_deliver: out_of_range: is outside its bounds (see the configuration reference)`,
+		}},
+		{"profile", validate(func(c *Config) { c.Profile = "nats-jetstream-pull-v2" }), []string{
+			`profile: profile: "nats-jetstream-pull-v2" is not the allowed value "nats-jetstream-pull-v1"`,
+		}},
+		{"range below", validate(func(c *Config) { c.PollIntervalMS = 5 }), []string{
+			`poll_interval_ms: out_of_range: 5 is below the minimum 10 (ms)`,
+		}},
+		{"range above", validate(func(c *Config) { c.Bindings[2].MaxDeliver = 17 }), []string{
+			`bindings[2].max_deliver: out_of_range: 17 is above the maximum 16`,
+		}},
+		{"range bytes", validate(func(c *Config) { c.Bindings[0].MaxPayloadBytes = 64 << 10 }), []string{
+			`bindings[0].max_payload_bytes: out_of_range: 65536 is above the maximum 32768 (bytes)`,
+		}},
+		{"count", validate(func(c *Config) { c.Bindings = nil }), []string{
+			`bindings: count_out_of_range: 0 is below the minimum 1 (entries)`,
+			`tenants[0]: unused_tenant: "acme" is named by no binding; remove the tenant or bind it`,
+			`tenants[1]: unused_tenant: "globex" is named by no binding; remove the tenant or bind it`,
+		}},
+		{"budget over timeout", validate(func(c *Config) { c.Bindings[0].RootBudgetMS = 2500 }), []string{
+			`bindings[0].root_budget_ms: root_budget_over_timeout: 2500 is above the binding's operation_timeout_ms 2000 (ms); lower root_budget_ms to at most 2000 or raise operation_timeout_ms`,
+		}},
+		{"ack wait too short", validate(func(c *Config) { c.Bindings[0].AckWaitMS = 2500 }), []string{
+			`bindings[0].ack_wait_ms: ack_wait_too_short: 2500 is below the minimum 3000 (ms): the binding's operation_timeout_ms 2000 plus 1000; raise ack_wait_ms to at least 3000 or lower operation_timeout_ms`,
+		}},
+		{"id with space", validate(func(c *Config) { c.Bindings[0].ID = "b 0" }), []string{
+			`bindings[0].id: invalid_id: "b 0" is not 1-64 bytes of A-Z a-z 0-9 . _ - :`,
+		}},
+		{"id too long", validate(func(c *Config) { c.Bindings[0].ID = long }), []string{
+			`bindings[0].id: invalid_id: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... (70 bytes) is above the maximum 64 (bytes)`,
+		}},
+		{"name with space", validate(func(c *Config) { c.Bindings[0].Principal = "svc orders" }), []string{
+			`bindings[0].principal: invalid_name: "svc orders" is not 1-256 bytes of printable ASCII without space`,
+		}},
+		{"name with invalid utf-8", validate(func(c *Config) { c.Bindings[0].Contract = "a\xffb\n" }), []string{
+			`bindings[0].contract: invalid_name: "a\xffb\n" is not 1-256 bytes of printable ASCII without space`,
+		}},
+		{"asset name with dot", validate(func(c *Config) { c.Bindings[0].Stream = "OR.DERS" }), []string{
+			`bindings[0].stream: invalid_asset_name: "OR.DERS" is not 1-255 bytes of UTF-8 without space, control characters, '.', '*', '>', '/' or '\'; a dot separates subject tokens: use '_' or '-' instead`,
+		}},
+		{"asset name empty", validate(func(c *Config) { c.Bindings[0].Consumer = "" }), []string{
+			`bindings[0].consumer: invalid_asset_name: "" is not 1-255 bytes of UTF-8 without space, control characters, '.', '*', '>', '/' or '\'`,
+		}},
+		{"server name upper case", validate(func(c *Config) { c.Tenants[0].Destination.ServerName = "NATS.test" }), []string{
+			`tenants[0].destination.server_name: invalid_server_name: "NATS.test" is not a lower-case DNS name of at most 253 bytes (no IP address, no trailing dot); write it in lower case`,
+		}},
+		{"subject", validate(func(c *Config) { c.Bindings[0].FilterSubject = "acme..x" }), []string{
+			`bindings[0].filter_subject: invalid_subject: "acme..x" is not 1-256 bytes of non-empty dot-separated tokens without space or control characters`,
+		}},
+		{"wildcard", validate(func(c *Config) { c.Bindings[0].FilterSubject = "acme.>" }), []string{
+			`bindings[0].filter_subject: wildcard_subject: "acme.>" holds '*' or '>': a filter subject is literal; give each literal subject its own binding`,
+		}},
+		{"duplicate binding id", validate(func(c *Config) { c.Bindings[2].ID = "b0" }), []string{
+			`bindings[2].id: duplicate_id: "b0" is already the id of bindings[0]; give each binding its own id`,
+		}},
+		{"duplicate tenant id", validate(func(c *Config) { c.Tenants[1].ID = "acme"; c.Bindings[2].Tenant = "acme" }), []string{
+			`tenants[1].id: duplicate_id: "acme" is already the id of tenants[0]; give each tenant its own id`,
+		}},
+		{"duplicate consumer", validate(func(c *Config) { c.Bindings[1].Consumer = "c0" }), []string{
+			`bindings[1].consumer: duplicate_stream_consumer: "c0" on stream "ORDERS" is already the consumer of bindings[0]; give each binding its own durable consumer`,
+		}},
+		{"unknown tenant", validate(func(c *Config) { c.Bindings[2].Tenant = "initech" }), []string{
+			`bindings[2].tenant: unknown_tenant: "initech" is not the id of a tenant; allowed: "acme", "globex"`,
+			`tenants[1]: unused_tenant: "globex" is named by no binding; remove the tenant or bind it`,
+		}},
+		{"shared filter", validate(func(c *Config) { c.Bindings[2].FilterSubject = c.Bindings[0].FilterSubject }), []string{
+			`bindings[2].filter_subject: filter_shared_across_tenants: "acme.orders.0" is already the filter subject of bindings[0] of tenant "acme"; give each tenant its own subjects`,
+		}},
+		{"address ipv6", validate(func(c *Config) { c.Tenants[0].Destination.Address = addr("[::1]:4222") }), []string{
+			`tenants[0].destination.address: invalid_address: "[::1]:4222" is not an IPv4 address with a non-zero port (not unspecified, multicast or broadcast); write it as a.b.c.d:port`,
+		}},
+		{"address port zero", validate(func(c *Config) { c.Tenants[0].Destination.Address = addr("192.0.2.1:0") }), []string{
+			`tenants[0].destination.address: invalid_address: "192.0.2.1:0" is not an IPv4 address with a non-zero port (not unspecified, multicast or broadcast); write it as a.b.c.d:port`,
+		}},
+		{"non-public without opt-in", validate(func(c *Config) {
+			c.Tenants[0].Destination.Address, c.Tenants[0].Destination.AllowNonPublic = addr("10.1.2.3:4222"), false
+		}), []string{
+			`tenants[0].destination.address: non_public_address: "10.1.2.3:4222" is in the non-public range 10.0.0.0/8; set allow_non_public: true on this destination if the broker is meant to be reached there`,
+		}},
+		{"needless opt-in", validate(func(c *Config) { c.Tenants[0].Destination.Address = addr("8.8.8.8:4222") }), []string{
+			`tenants[0].destination.allow_non_public: needless_non_public_opt_in: true is set for the public address "8.8.8.8:4222"; remove allow_non_public`,
+		}},
+		{"root cas", validate(func(c *Config) { c.Tenants[0].Destination.RootCAsPEM = "not a certificate" }), []string{
+			`tenants[0].destination.root_cas_pem: invalid_root_cas: (17 bytes) does not hold only PEM CERTIFICATE blocks without headers, at least one, each parsable`,
+		}},
+		{"spki pin", validate(func(c *Config) { c.Tenants[0].Destination.SPKISHA256 = "abcd" }), []string{
+			`tenants[0].destination.spki_sha256: invalid_spki_pin: "abcd" is not 64 lower-case hex digits (the SHA-256 of the certificate's public key)`,
+		}},
+		{"credential missing", match(func(cs []Credential) []Credential { return cs[:1] }), []string{
+			`tenants[0]: credential_missing: has no credential; add one credential for this tenant`,
+		}},
+		{"credential duplicate", match(func(cs []Credential) []Credential { return append(cs, cs[0]) }), []string{
+			`credentials[2].tenant: credential_duplicate: names a tenant another credential already serves; keep one credential per tenant`,
+		}},
+		{"credential unknown tenant", match(func(cs []Credential) []Credential { cs[0].Tenant = "initech"; return cs }), []string{
+			`credentials[0].tenant: credential_unknown_tenant: names no tenant of the configuration`,
+			`tenants[1]: credential_missing: has no credential; add one credential for this tenant`,
+		}},
+		{"credential provider", match(func(cs []Credential) []Credential { cs[1].ProviderID = "nats-us"; return cs }), []string{
+			`credentials[1].provider_id: credential_provider_mismatch: differs from the tenant's provider_id`,
+		}},
+		{"credential destination", match(func(cs []Credential) []Credential { cs[1].Destination.ServerName = "other.test"; return cs }), []string{
+			`credentials[1].destination: credential_destination_mismatch: differs from the tenant's destination; copy the tenant's destination`,
+		}},
+		{"credential secret", match(func(cs []Credential) []Credential { cs[1].Secret.Wipe(); return cs }), []string{
+			`credentials[1].secret: credential_secret_unusable: is missing or wiped`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.err(t)
+			if diff := cmp.Diff(tc.want, messagesOf(t, err)); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
+			}
+			for _, v := range violationsOrCredentialsOf(err) {
+				seen[v.Rule] = true
+			}
+		})
+	}
+	for r := Rule(1); r < ruleEnd; r++ {
+		if !seen[r] {
+			t.Errorf("no case has a message for rule %v", r)
+		}
+	}
+}
+
+// violationsOrCredentialsOf returns the violations of a *ConfigError or a
+// *CredentialsError.
+func violationsOrCredentialsOf(err error) []Violation {
+	var ce *ConfigError
+	var me *CredentialsError
+	switch {
+	case errors.As(err, &ce):
+		return ce.Violations
+	case errors.As(err, &me):
+		return me.Violations
+	default:
+		return nil
+	}
+}
+
+// messagesOf returns the message of every violation of err, a
+// *ConfigError or a *CredentialsError, failing the test for any other.
+func messagesOf(t *testing.T, err error) []string {
+	t.Helper()
+	var out []string
+	var ce *ConfigError
+	var me *CredentialsError
+	switch {
+	case errors.As(err, &ce):
+		for i := range ce.Violations {
+			out = append(out, ce.Message(i))
+		}
+	case errors.As(err, &me):
+		for i := range me.Violations {
+			out = append(out, me.Message(i))
+		}
+	default:
+		t.Fatalf("error %v is neither a *ConfigError nor a *CredentialsError", err)
+	}
+	return out
 }

@@ -104,7 +104,7 @@ func Check(in Input) Result {
 func checkConfig(in Input, res *Result) (trigger.Config, []byte, bool) {
 	b, _, r, cause := readBounded(in.ConfigPath, trigger.MaxConfigBytes)
 	if r == RuleTooLarge {
-		res.Violations = append(res.Violations, configViolation(SourceConfig, trigger.Violation{Rule: trigger.RuleTooLarge}))
+		res.Violations = append(res.Violations, configViolation(SourceConfig, trigger.Violation{Rule: trigger.RuleTooLarge}, trigger.RuleTooLarge.Detail()))
 		return trigger.Config{}, nil, false
 	}
 	if r != 0 {
@@ -135,8 +135,8 @@ func triggerViolations(err error, src Source) []Violation {
 		return []Violation{{Source: src, Rule: "invalid", Err: err}}
 	}
 	out := make([]Violation, 0, len(ce.Violations))
-	for _, v := range ce.Violations {
-		out = append(out, configViolation(src, v))
+	for i, v := range ce.Violations {
+		out = append(out, configViolation(src, v, ce.Detail(i)))
 	}
 	return out
 }
@@ -159,7 +159,7 @@ func matchViolations(err error, broken []bool) []Violation {
 		} else if i, ok := entryIndex(v.Path); ok && i < len(broken) && broken[i] {
 			continue
 		}
-		cv := configViolation(src, v)
+		cv := configViolation(src, v, v.Rule.Detail())
 		if rest, ok := strings.CutSuffix(cv.Path, ".secret"); ok {
 			cv.Path = rest + "." + keyFile
 		}

@@ -161,28 +161,38 @@ type Violation struct {
 	// names the file) or the credential package's sentinel. It never
 	// carries a secret or file contents.
 	Cause error
+	// Detail, set for the trigger package's rules, names the value given,
+	// the bound or allowed values it breaks and, for common mistakes, what
+	// to do (trigger.Detail). It never carries a credential's value.
+	Detail trigger.Detail
 }
 
-// String returns "source: path: rule (explanation)".
+// String returns "source: path: rule: detail" for the trigger package's
+// rules, such as "config: poll_interval_ms: out_of_range: 5 is below the
+// minimum 10 (ms)", and "source: path: rule (explanation)" for the others.
 func (v Violation) String() string {
 	p := v.Path
 	if p == "" {
 		p = "(document)"
 	}
+	s := v.Source.String() + ": " + p + ": " + v.Rule
+	if v.Detail.Want != "" {
+		return s + ": " + v.Detail.String()
+	}
 	why := v.Err
 	if v.Cause != nil {
 		why = v.Cause
 	}
-	s := v.Source.String() + ": " + p + ": " + v.Rule
 	if why != nil {
 		s += " (" + why.Error() + ")"
 	}
 	return s
 }
 
-// configViolation converts a trigger violation found in src.
-func configViolation(src Source, v trigger.Violation) Violation {
-	return Violation{Source: src, Path: v.Path, Rule: v.Rule.String(), Err: v.Rule.Err()}
+// configViolation converts a trigger violation found in src and what it
+// found.
+func configViolation(src Source, v trigger.Violation, d trigger.Detail) Violation {
+	return Violation{Source: src, Path: v.Path, Rule: v.Rule.String(), Err: v.Rule.Err(), Detail: d}
 }
 
 // fileViolation builds a violation of one of this package's rules.

@@ -29,8 +29,11 @@ const canonicalFileMode = 0o644
 //	validate -config FILE [-credentials FILE] [-any-spelling] [-write-canonical FILE]
 //
 // Every violation is printed to stdout, one line each, as
-// "<config|credentials>: <JSON path>: <rule> (<explanation>)", followed by
-// one summary line. Usage errors go to stderr.
+// "<config|credentials>: <JSON path>: <rule>: <detail>" for the trigger
+// package's rules (the value given, the bound or allowed values, what to
+// do: trigger.Detail) and "<config|credentials>: <JSON path>: <rule>
+// (<explanation>)" for the files' own rules, followed by one summary line.
+// Usage errors go to stderr.
 func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -62,9 +62,9 @@ func TestMainViolations(t *testing.T) {
 				if p == "" {
 					p = "(document)"
 				}
-				prefix := w.Source.String() + ": " + p + ": " + w.Rule + " ("
-				if !strings.HasPrefix(lines[i], prefix) {
-					t.Errorf("line %d = %q, want prefix %q", i, lines[i], prefix)
+				prefix := w.Source.String() + ": " + p + ": " + w.Rule
+				if !strings.HasPrefix(lines[i], prefix+": ") && !strings.HasPrefix(lines[i], prefix+" (") {
+					t.Errorf("line %d = %q, want prefix %q and a detail or explanation", i, lines[i], prefix)
 				}
 			}
 			if want := "validate: " + strconv.Itoa(len(tc.want)) + " violation(s)"; lines[len(lines)-1] != want {
