@@ -2,6 +2,7 @@ package trigger
 
 import (
 	"errors"
+	"math"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -193,7 +194,16 @@ func (d *configDecoder) integer(dst *int) func(string, *jsontree.Node) {
 		}
 		v, err := strconv.ParseInt(n.Text, 10, strconv.IntSize)
 		if err != nil {
-			d.bad(path, RuleRange, true)
+			// Digits and a sign only (jsontree's number grammar without
+			// fraction or exponent): shown as given, cut like a string.
+			got := n.Text
+			if len(got) > maxQuotedBytes {
+				got = got[:maxQuotedBytes] + "... (" + strconv.Itoa(len(n.Text)) + " digits)"
+			}
+			d.badDetail(path, RuleRange, Detail{
+				Got:  got,
+				Want: "is beyond the integers a field takes (" + strconv.Itoa(math.MinInt) + " to " + strconv.Itoa(math.MaxInt) + "); see the configuration reference for its bounds",
+			}, true)
 			return
 		}
 		*dst = int(v)

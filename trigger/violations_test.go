@@ -202,7 +202,7 @@ func TestViolationMessages(t *testing.T) {
 			`profile: not_canonical: differs from the canonical encoding here; write it with validate -write-canonical FILE`,
 		}},
 		{"integer overflow", parse(`"max_deliver":5`, `"max_deliver":99999999999999999999`), []string{
-			`bindings[0].max_deliver: out_of_range: is outside its bounds (see the configuration reference)`,
+			`bindings[0].max_deliver: out_of_range: 99999999999999999999 is beyond the integers a field takes (-9223372036854775808 to 9223372036854775807); see the configuration reference for its bounds`,
 		}},
 		{"profile", validate(func(c *Config) { c.Profile = "nats-jetstream-pull-v2" }), []string{
 			`profile: profile: "nats-jetstream-pull-v2" is not the allowed value "nats-jetstream-pull-v1"`,
