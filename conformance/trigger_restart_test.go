@@ -57,6 +57,12 @@ func TestTriggerRestartRedelivery(t *testing.T) {
 		info := te.info(0)
 		return len(got) == 3 && info.NumPending == 0 && info.NumAckPending == 0 && info.AckFloor.StreamSeq == seq2
 	})
+	// The broker applies an acknowledgement before the runtime reads its
+	// receipt; a stop in between would interrupt that read (uncertain).
+	trigEventually(t, "seq2's receipt verified", trigWait, func() bool {
+		last, ok := e.mon.LastStep()
+		return ok && last.StreamSeq == seq2 && last.Ack == trigger.AckVerified
+	})
 	if err := run.stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
