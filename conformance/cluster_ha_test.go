@@ -281,7 +281,7 @@ func TestClusterTwoProcesses(t *testing.T) {
 	ce.leaders(t, 0)
 	child := startHA(t, ce)
 
-	seq := ce.publish(0, 0, argOK)
+	seq := ce.publishReady(t, 0, 0, argOK)
 	line := child.await(t, "run ")
 	ran := time.Now()
 	want := fmt.Sprintf("run %s %d 1", ce.bindingID(0, 0), seq)
@@ -321,4 +321,37 @@ func TestClusterTwoProcesses(t *testing.T) {
 	}
 	t.Logf("figures: the killed process's event ran again here %v after its first run (ack wait %v), %v after the kill; settled %v later",
 		calls[0].At.Sub(ran).Round(time.Millisecond), ackWait, calls[0].At.Sub(killed).Round(time.Millisecond), took.Round(time.Millisecond))
+}
+
+// publishReady publishes arg's payload for binding i of tenant k like
+// trigEnv.publish, asking again (trigEventually's bounded polling) while
+// the cluster answers with a status and no PubAck: a stream just created,
+// whose interest has not yet reached the node the administrator is
+// connected to; nothing was stored.
+func (ce *clusterEnv) publishReady(t *testing.T, k, i int, arg string) uint64 {
+	t.Helper()
+	te := ce.tenants[k]
+	subject := trigSubject(te.id, i)
+	var seq uint64
+	trigEventually(t, "a PubAck from "+subject, trigWait, func() bool {
+		ctx, cancel := context.WithTimeout(t.Context(), pullTimeout)
+		defer cancel()
+		r, err := te.adm.c.Request(ctx, subject, nil, trigPayload(arg))
+		if err != nil {
+			t.Fatalf("publish to %s: %v", subject, err)
+		}
+		if r.Status != 0 || len(r.Payload) == 0 {
+			return false
+		}
+		var ack struct {
+			Seq uint64 `json:"seq"`
+		}
+		if err := json.Unmarshal(r.Payload, &ack); err != nil || ack.Seq == 0 {
+			t.Fatalf("publish to %s: %v", subject, err)
+		}
+		seq = ack.Seq
+		return true
+	})
+	ce.led.Published(ce.cfg.Bindings[ce.bindingIndex(k, i)].ID, seq)
+	return seq
 }
