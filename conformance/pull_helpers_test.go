@@ -205,9 +205,19 @@ func (a *admin) deleteConsumer(stream, name string) {
 }
 
 // publish stores payload under subject and returns its stream sequence.
+//
+// A 503 without a payload (no responders: a stream just created on a
+// cluster whose interest has not yet reached this node; nothing was
+// stored) is asked again, polling within trigWait.
 func (a *admin) publish(subject string, payload []byte) uint64 {
 	a.t.Helper()
 	r := a.request(subject, payload)
+	if r.Status == 503 && len(r.Payload) == 0 {
+		trigEventually(a.t, "a PubAck from "+subject, trigWait, func() bool {
+			r = a.request(subject, payload)
+			return !(r.Status == 503 && len(r.Payload) == 0)
+		})
+	}
 	var ack struct {
 		Seq   uint64         `json:"seq"`
 		Error map[string]any `json:"error"`

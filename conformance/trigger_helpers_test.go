@@ -403,7 +403,17 @@ func (te *trigTenantEnv) publishRaw(subject string, payload []byte) uint64 {
 	var ack struct {
 		Seq uint64 `json:"seq"`
 	}
-	if err := json.Unmarshal(te.adm.request(subject, payload), &ack); err != nil || ack.Seq == 0 {
+	reply := te.adm.request(subject, payload)
+	if len(reply) == 0 {
+		// A status without a PubAck (no responders: a stream just
+		// created on a cluster whose interest has not yet reached this
+		// node; nothing was stored): asked again, polling within trigWait.
+		trigEventually(te.adm.t, "a PubAck from "+subject, trigWait, func() bool {
+			reply = te.adm.request(subject, payload)
+			return len(reply) > 0
+		})
+	}
+	if err := json.Unmarshal(reply, &ack); err != nil || ack.Seq == 0 {
 		te.adm.t.Fatalf("publish to %s: %v", subject, err)
 	}
 	return ack.Seq
@@ -682,7 +692,7 @@ func (e *trigEnv) waitStarted(t *testing.T) trigCall {
 
 // trigEventually polls cond every trigPollTick until it holds or timeout
 // passes: bounded polling of counters no event announces.
-func trigEventually(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+func trigEventually(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
