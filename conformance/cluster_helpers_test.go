@@ -302,32 +302,6 @@ func waitResume(t *testing.T, h *procHost, from, k int, since time.Time) time.Du
 	return r.At.Sub(since)
 }
 
-// waitReportWithin is procHost.waitReport with its own bound.
-func (h *procHost) waitReportWithin(t *testing.T, what string, from int, within time.Duration, match func(procReport) bool) procReport {
-	t.Helper()
-	timer := time.NewTimer(within)
-	defer timer.Stop()
-	for {
-		h.mu.Lock()
-		for i := from; i < len(h.log); i++ {
-			if match(h.log[i]) {
-				r := h.log[i]
-				h.mu.Unlock()
-				return r
-			}
-		}
-		from = len(h.log)
-		changed := h.changed
-		h.mu.Unlock()
-		select {
-		case <-changed:
-		case <-timer.C:
-			t.Fatalf("%s: no such step report within %v", what, within)
-			return procReport{}
-		}
-	}
-}
-
 // longestGap returns the longest time between two consecutive verified
 // acknowledgements of tenant k among the reports from from on, counting
 // from since.

@@ -143,7 +143,13 @@ func (h *procHost) reports(from int) []procReport {
 // from or later for which match holds, and returns it.
 func (h *procHost) waitReport(t *testing.T, what string, from int, match func(procReport) bool) procReport {
 	t.Helper()
-	timer := time.NewTimer(trigWait)
+	return h.waitReportWithin(t, what, from, trigWait, match)
+}
+
+// waitReportWithin is procHost.waitReport with its own bound.
+func (h *procHost) waitReportWithin(t *testing.T, what string, from int, within time.Duration, match func(procReport) bool) procReport {
+	t.Helper()
+	timer := time.NewTimer(within)
 	defer timer.Stop()
 	for {
 		h.mu.Lock()
@@ -160,7 +166,7 @@ func (h *procHost) waitReport(t *testing.T, what string, from int, match func(pr
 		select {
 		case <-changed:
 		case <-timer.C:
-			t.Fatalf("%s: no such step report within %v", what, trigWait)
+			t.Fatalf("%s: no such step report within %v", what, within)
 			return procReport{}
 		}
 	}
