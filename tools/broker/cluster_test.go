@@ -157,7 +157,10 @@ func clusterAPI(t *testing.T, r broker.Requester, subject string, req, v any) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), ioTimeout)
+	// An API request on a cluster waits for its Raft groups (a stream
+	// created just after the cluster formed waits for its group's first
+	// election, 4-9 s): clusterTimeout, not one I/O's bound.
+	ctx, cancel := context.WithTimeout(t.Context(), clusterTimeout)
 	defer cancel()
 	reply, err := r.Request(ctx, subject, body)
 	if err != nil {
