@@ -58,6 +58,14 @@ var (
 	// ErrBadAckSubject: a message's reply is not an acknowledgement subject
 	// of the classic or v2 form.
 	ErrBadAckSubject = errors.New("pull: message reply is not an ack subject")
+	// ErrUnsupportedAck: a message's reply is an acknowledgement subject of
+	// a form the broker sends but the profile does not support: the v2
+	// form naming a JetStream domain (a server with a jetstream domain and
+	// the v2 ack format), or the v2 form with more tokens than 2.14.6
+	// writes. Nothing of the delivery is read and the connection is kept:
+	// the broker redelivers the message after its ack wait, and gives it
+	// up after max_deliver.
+	ErrUnsupportedAck = errors.New("pull: ack subject of an unsupported form (jetstream domain)")
 	// ErrWrongConsumer: a message's subject, or the stream or consumer its
 	// ack subject names, is not this binding's.
 	ErrWrongConsumer = errors.New("pull: message is not for this binding")

@@ -48,7 +48,7 @@ func TestSentinelTexts(t *testing.T) {
 	for _, err := range []error{
 		ErrInvalidBinding, ErrInvalidName, ErrInvalidSubject, ErrInfoTooLarge, ErrMalformedInfo,
 		ErrStreamNotFound, ErrConsumerNotFound, ErrAPI, ErrProfileMismatch, ErrNoResponders,
-		ErrCloseConnection, ErrUnexpectedReply, ErrUnknownStatus, ErrBadAckSubject, ErrWrongConsumer,
+		ErrCloseConnection, ErrUnexpectedReply, ErrUnknownStatus, ErrBadAckSubject, ErrUnsupportedAck, ErrWrongConsumer,
 		ErrOverCeiling, ErrInvalidNakDelay, ErrInvalidTermReason, ErrInvalidAction, ErrInvalidDelivery,
 		ErrNotVerified,
 	} {

@@ -194,6 +194,41 @@ func TestNextForeignReplies(t *testing.T) {
 	}
 }
 
+// TestNextUnsupportedAck: an ack subject of a form the broker writes but
+// the profile does not support (a JetStream domain in the v2 form, or the
+// v2 form with more tokens) is ErrUnsupportedAck, which keeps the
+// connection; a subject that is merely long or malformed stays
+// ErrBadAckSubject, which closes it.
+func TestNextUnsupportedAck(t *testing.T) {
+	const hash = "szMpdrwD"
+	tests := []struct {
+		name, reply string
+		want        error
+	}{
+		{"v2 with a domain", "$JS.ACK.hub." + hash + ".ORDERS.worker.2.17.40.1767322245000000000.3", ErrUnsupportedAck},
+		{"v2 with a domain of another stream", "$JS.ACK.hub." + hash + ".OTHER.worker.2.17.40.1767322245000000000.3", ErrUnsupportedAck},
+		{"v2 with a twelfth token", "$JS.ACK._." + hash + ".ORDERS.worker.2.17.40.1767322245000000000.3.x7Yq", ErrUnsupportedAck},
+		{"v2 domain with a twelfth token", "$JS.ACK.hub." + hash + ".ORDERS.worker.2.17.40.1767322245000000000.3.x7Yq", ErrUnsupportedAck},
+		{"twelve tokens without a v2 hash", "$JS.ACK.ORDERS.worker.2.17.40.1767322245000000000.3.a.b.c", ErrBadAckSubject},
+		{"twelve tokens of another prefix", "$JS.ACX._." + hash + ".ORDERS.worker.2.17.40.1767322245000000000.3.x", ErrBadAckSubject},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeRequester{reply: messageReply(tt.reply, []byte("x"))}
+			res, err := newTestConsumer(t, &fakeClock{}).Next(context.Background(), f)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Next() = %+v, %v, want %v", res, err, tt.want)
+			}
+			if closes := errors.Is(err, ErrCloseConnection); closes != (tt.want != ErrUnsupportedAck) {
+				t.Errorf("Next() = %v: closes the connection %v", err, closes)
+			}
+			if res.Kind != 0 || res.Delivery.ID != (DeliveryID{}) {
+				t.Errorf("Next() read a delivery: %+v", res)
+			}
+		})
+	}
+}
+
 func TestNextBound(t *testing.T) {
 	f := &fakeRequester{reply: statusReply(404, "No Messages")}
 	start := time.Now()
