@@ -99,12 +99,16 @@ func (c *Conn) failCtx(ctx context.Context, cause error) error {
 
 // normalise maps socket-level causes onto what callers match: a deadline
 // onto context.DeadlineExceeded, an end of input or a lost connection onto
-// ErrServerClosed. A classified TLS failure is kept as it is.
+// ErrServerClosed, a parser's refusal of the server's bytes onto
+// ErrFraming (keeping the parser's error). A classified TLS failure is
+// kept as it is.
 func normalise(err error) error {
 	var tf *tlsFailure
 	switch {
-	case errors.As(err, &tf):
+	case errors.As(err, &tf), errors.Is(err, ErrFraming):
 		return err
+	case isFraming(err):
+		return &framingError{err: err}
 	case errors.Is(err, syscall.ETIMEDOUT):
 		// The connection's own timeout (keepalive or retransmission), which
 		// an errno reports as a Timeout like a passed deadline: lost.

@@ -121,5 +121,7 @@
 // server's -ERR becomes a *ServerError holding only its ErrKind, TLS and
 // certificate failures are reported through fixed sentinels (ErrPlaintext,
 // ErrTLS, ErrCertificate) that still unwrap to the crypto/tls or x509 error
-// for programmatic inspection.
+// for programmatic inspection, and every refusal of the server's bytes by
+// the parser matches ErrFraming beside the parser's own sentinel, so that
+// a caller classifies framing failures without importing the parser.
 package conn

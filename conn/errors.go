@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/netip"
 	"strings"
+
+	"github.com/latent-systems/latent-nats/parser"
 )
 
 // Sentinels. Match them with errors.Is.
@@ -54,6 +56,14 @@ var (
 	// ErrForeignFrame reports a message for another subscription or for a
 	// reply subject other than the current request's.
 	ErrForeignFrame = errors.New("conn: foreign frame")
+	// ErrFraming reports server bytes the connection's parser refused: a
+	// control line, header block or payload over its cap, an unknown
+	// operation or a frame that breaks the grammar. The parser's own
+	// sentinel (parser.ErrLineTooLong, ErrHeaderTooLarge,
+	// ErrPayloadTooLarge, ErrUnknownOp, ErrMalformed) and its *parser.Error
+	// stay reachable with errors.Is and errors.As; a frame cut short by the
+	// end of the connection is ErrServerClosed instead.
+	ErrFraming = errors.New("conn: server broke the framing")
 	// ErrControlFlood reports more server PINGs or INFOs within one request
 	// or handshake than the limits allow (MaxPingsPerExchange,
 	// MaxControlFramesPerExchange).
@@ -216,8 +226,8 @@ func (e *AddressError) Unwrap() error { return e.Err }
 
 // ClosedError is returned by a call that failed in a way that closed the
 // connection. It matches ErrClosed and unwraps to the cause
-// (context.DeadlineExceeded, ErrForeignFrame, a parser sentinel, a
-// *ServerError, ErrServerClosed, ...).
+// (context.DeadlineExceeded, ErrForeignFrame, ErrFraming with the parser's
+// sentinel, a *ServerError, ErrServerClosed, ...).
 type ClosedError struct {
 	Err error
 }
@@ -230,6 +240,24 @@ func (e *ClosedError) Unwrap() error { return e.Err }
 
 // Is reports whether target is ErrClosed.
 func (e *ClosedError) Is(target error) bool { return target == ErrClosed }
+
+// framingError is a parser failure on the server's bytes: it matches
+// ErrFraming and unwraps to the parser's error, whose text it keeps (the
+// parser's messages carry no input bytes).
+type framingError struct {
+	err error
+}
+
+func (e *framingError) Error() string   { return e.err.Error() }
+func (e *framingError) Unwrap() []error { return []error{ErrFraming, e.err} }
+
+// isFraming reports whether err is the parser refusing the server's bytes,
+// as opposed to the reader failing under it.
+func isFraming(err error) bool {
+	return errors.Is(err, parser.ErrLineTooLong) || errors.Is(err, parser.ErrHeaderTooLarge) ||
+		errors.Is(err, parser.ErrPayloadTooLarge) || errors.Is(err, parser.ErrUnknownOp) ||
+		errors.Is(err, parser.ErrMalformed)
+}
 
 // tlsFailure keeps crypto/tls and x509 text out of Error while leaving the
 // original error reachable through errors.As.

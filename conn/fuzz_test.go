@@ -405,8 +405,9 @@ func checkPongs(t *testing.T, sent []byte) {
 	}
 }
 
-// checkCause requires a failure never to be the deadline and its cause to
-// be one the package documents.
+// checkCause requires a failure never to be the deadline, its cause to be
+// one the package documents, and ErrFraming exactly when a parser sentinel
+// matches.
 func checkCause(t *testing.T, call string, err error) {
 	t.Helper()
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -415,6 +416,9 @@ func checkCause(t *testing.T, call string, err error) {
 	var se *ServerError
 	if len(causes(err)) == 0 && !errors.As(err, &se) {
 		t.Fatalf("%s: undocumented cause %v", call, err)
+	}
+	if errors.Is(err, ErrFraming) != isFraming(err) {
+		t.Fatalf("%s: %v matches ErrFraming = %v, a parser sentinel = %v", call, err, errors.Is(err, ErrFraming), isFraming(err))
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/latent-systems/latent-nats/parser"
 )
 
 func TestNormalise(t *testing.T) {
@@ -44,5 +46,39 @@ func TestNormalise(t *testing.T) {
 				t.Fatalf("normalise(%v) = %v, want %v", wrapped, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestNormaliseFraming: a parser error on the server's bytes becomes an
+// error matching ErrFraming that keeps the parser's sentinel, its
+// *parser.Error and its text; normalising it again changes nothing. A
+// parser error over a cut frame or a failing reader is not framing.
+func TestNormaliseFraming(t *testing.T) {
+	tests := []struct {
+		name    string
+		err     error
+		framing bool
+	}{
+		{"line too long", &parser.Error{Op: parser.OpMsg, Err: parser.ErrLineTooLong}, true},
+		{"header too large", &parser.Error{Op: parser.OpHMsg, Err: parser.ErrHeaderTooLarge}, true},
+		{"payload too large", &parser.Error{Op: parser.OpMsg, Err: parser.ErrPayloadTooLarge}, true},
+		{"unknown op", &parser.Error{Err: parser.ErrUnknownOp}, true},
+		{"malformed", &parser.Error{Op: parser.OpInfo, Reason: "r", Err: parser.ErrMalformed}, true},
+		{"cut short", &parser.Error{Op: parser.OpMsg, Err: io.ErrUnexpectedEOF}, false},
+		{"reader made no progress", &parser.Error{Err: parser.ErrNoProgress}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := normalise(tt.err)
+			if errors.Is(got, ErrFraming) != tt.framing {
+				t.Fatalf("errors.Is(normalise(%v), ErrFraming) = %v, want %v", tt.err, !tt.framing, tt.framing)
+			}
+		})
+	}
+	pe := &parser.Error{Op: parser.OpMsg, Offset: 7, Reason: "r", Err: parser.ErrMalformed}
+	got := normalise(pe)
+	var as *parser.Error
+	if got.Error() != pe.Error() || !errors.Is(got, parser.ErrMalformed) || !errors.As(got, &as) || as != pe || normalise(got) != got {
+		t.Errorf("normalise(%v) = %v: text, sentinel or idempotence lost", pe, got)
 	}
 }
