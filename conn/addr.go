@@ -78,46 +78,60 @@ func (c AddrClass) Dialable() bool {
 // Classify returns the class of a plain IPv4 address. It returns
 // ErrNotIPv4 for anything else, IPv4-mapped IPv6 included.
 func Classify(a netip.Addr) (AddrClass, error) {
+	_, class, err := Range(a)
+	return class, err
+}
+
+// Range returns the special-purpose range holding a plain IPv4 address and
+// the range's class; for a public address, the zero Prefix and
+// ClassPublic. It returns ErrNotIPv4 for anything else, IPv4-mapped IPv6
+// included. It is the one table of non-public IPv4 ranges: the trigger
+// configuration names the range it refuses from it.
+func Range(a netip.Addr) (netip.Prefix, AddrClass, error) {
 	if !a.Is4() {
-		return 0, ErrNotIPv4
+		return netip.Prefix{}, 0, ErrNotIPv4
 	}
-	b := a.As4()
-	switch {
-	case b[0] == 0:
-		return ClassUnspecified, nil
-	case b[0] == 10:
-		return ClassPrivate, nil
-	case b[0] == 100 && b[1]&0xc0 == 64:
-		return ClassShared, nil
-	case b[0] == 127:
-		return ClassLoopback, nil
-	case b[0] == 169 && b[1] == 254:
-		return ClassLinkLocal, nil
-	case b[0] == 172 && b[1]&0xf0 == 16:
-		return ClassPrivate, nil
-	case b[0] == 192 && b[1] == 0 && b[2] == 0:
-		return ClassReserved, nil
-	case b[0] == 192 && b[1] == 0 && b[2] == 2:
-		return ClassDocumentation, nil
-	case b[0] == 192 && b[1] == 88 && b[2] == 99:
-		return ClassReserved, nil
-	case b[0] == 192 && b[1] == 168:
-		return ClassPrivate, nil
-	case b[0] == 198 && b[1]&0xfe == 18:
-		return ClassBenchmark, nil
-	case b[0] == 198 && b[1] == 51 && b[2] == 100:
-		return ClassDocumentation, nil
-	case b[0] == 203 && b[1] == 0 && b[2] == 113:
-		return ClassDocumentation, nil
-	case b[0] >= 224 && b[0] < 240:
-		return ClassMulticast, nil
-	case b == [4]byte{255, 255, 255, 255}:
-		return ClassBroadcast, nil
-	case b[0] >= 240:
-		return ClassReserved, nil
-	default:
-		return ClassPublic, nil
+	for _, r := range specialRanges() {
+		if r.prefix.Contains(a) {
+			return r.prefix, r.class, nil
+		}
 	}
+	return netip.Prefix{}, ClassPublic, nil
+}
+
+// classRange is one special-purpose range and its class.
+type classRange struct {
+	prefix netip.Prefix
+	class  AddrClass
+}
+
+// specialRanges lists the IANA special-purpose IPv4 ranges (RFC 6890 and
+// its updates) that are not public, the broadcast address before the
+// reserved range that holds it.
+func specialRanges() [16]classRange {
+	return [...]classRange{
+		{prefix4(0, 0, 0, 0, 8), ClassUnspecified},
+		{prefix4(10, 0, 0, 0, 8), ClassPrivate},
+		{prefix4(100, 64, 0, 0, 10), ClassShared},
+		{prefix4(127, 0, 0, 0, 8), ClassLoopback},
+		{prefix4(169, 254, 0, 0, 16), ClassLinkLocal},
+		{prefix4(172, 16, 0, 0, 12), ClassPrivate},
+		{prefix4(192, 0, 0, 0, 24), ClassReserved},
+		{prefix4(192, 0, 2, 0, 24), ClassDocumentation},
+		{prefix4(192, 88, 99, 0, 24), ClassReserved},
+		{prefix4(192, 168, 0, 0, 16), ClassPrivate},
+		{prefix4(198, 18, 0, 0, 15), ClassBenchmark},
+		{prefix4(198, 51, 100, 0, 24), ClassDocumentation},
+		{prefix4(203, 0, 113, 0, 24), ClassDocumentation},
+		{prefix4(224, 0, 0, 0, 4), ClassMulticast},
+		{prefix4(255, 255, 255, 255, 32), ClassBroadcast},
+		{prefix4(240, 0, 0, 0, 4), ClassReserved},
+	}
+}
+
+// prefix4 is the prefix a.b.c.d/bits.
+func prefix4(a, b, c, d byte, bits int) netip.Prefix {
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{a, b, c, d}), bits)
 }
 
 // CheckAddress applies the address policy Dial applies before it opens a

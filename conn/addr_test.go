@@ -195,3 +195,48 @@ func testConfig(t *testing.T) conn.Config {
 		},
 	}
 }
+
+// TestRange: each special-purpose range is reported whole from its first
+// and its last address, with the class Classify gives; a public address
+// has no range.
+func TestRange(t *testing.T) {
+	tests := []struct {
+		first, last string
+		want        string
+		class       conn.AddrClass
+	}{
+		{"0.0.0.0", "0.255.255.255", "0.0.0.0/8", conn.ClassUnspecified},
+		{"10.0.0.0", "10.255.255.255", "10.0.0.0/8", conn.ClassPrivate},
+		{"100.64.0.0", "100.127.255.255", "100.64.0.0/10", conn.ClassShared},
+		{"127.0.0.0", "127.255.255.255", "127.0.0.0/8", conn.ClassLoopback},
+		{"169.254.0.0", "169.254.255.255", "169.254.0.0/16", conn.ClassLinkLocal},
+		{"172.16.0.0", "172.31.255.255", "172.16.0.0/12", conn.ClassPrivate},
+		{"192.0.0.0", "192.0.0.255", "192.0.0.0/24", conn.ClassReserved},
+		{"192.0.2.0", "192.0.2.255", "192.0.2.0/24", conn.ClassDocumentation},
+		{"192.88.99.0", "192.88.99.255", "192.88.99.0/24", conn.ClassReserved},
+		{"192.168.0.0", "192.168.255.255", "192.168.0.0/16", conn.ClassPrivate},
+		{"198.18.0.0", "198.19.255.255", "198.18.0.0/15", conn.ClassBenchmark},
+		{"198.51.100.0", "198.51.100.255", "198.51.100.0/24", conn.ClassDocumentation},
+		{"203.0.113.0", "203.0.113.255", "203.0.113.0/24", conn.ClassDocumentation},
+		{"224.0.0.0", "239.255.255.255", "224.0.0.0/4", conn.ClassMulticast},
+		{"240.0.0.0", "255.255.255.254", "240.0.0.0/4", conn.ClassReserved},
+		{"255.255.255.255", "255.255.255.255", "255.255.255.255/32", conn.ClassBroadcast},
+		{"1.0.0.0", "9.255.255.255", "invalid Prefix", conn.ClassPublic},
+	}
+	for _, tt := range tests {
+		for _, a := range []string{tt.first, tt.last} {
+			t.Run(a, func(t *testing.T) {
+				p, class, err := conn.Range(netip.MustParseAddr(a))
+				if err != nil {
+					t.Fatalf("Range: %v", err)
+				}
+				if diff := cmp.Diff(tt.want+" "+tt.class.String(), p.String()+" "+class.String()); diff != "" {
+					t.Errorf("range and class (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+	if _, _, err := conn.Range(netip.MustParseAddr("::ffff:10.0.0.1")); !errors.Is(err, conn.ErrNotIPv4) {
+		t.Errorf("Range(IPv4-mapped) = %v, want ErrNotIPv4", err)
+	}
+}

@@ -31,17 +31,20 @@ const (
 	// writes (PUB or HPUB, op and CRLF included): the server's default
 	// max_control_line, as wire.MaxControlLine.
 	MaxOutboundLine = wire.MaxControlLine
-	// MaxSubjectLen caps a request subject, in bytes. With the longest
-	// reply subject and size tokens the control line stays under
-	// MaxOutboundLine.
-	MaxSubjectLen = 2048
-	// MaxInboxPrefixLen caps Config.InboxPrefix, in bytes: room for
-	// "_INBOX." and a 64-byte tenant token. The longest reply subject is
-	// then 124 bytes (prefix, '.', the 22-byte token, '.', 20 digits), so
-	// a request subject of MaxSubjectLen bytes with it and the size tokens
-	// stays well inside MaxOutboundLine.
+	// MaxRequestSubjectLen caps the subject of a request, in bytes. With
+	// the longest reply subject and size tokens the control line stays
+	// under MaxOutboundLine.
+	MaxRequestSubjectLen = 2048
+	// MaxInboxPrefixLen caps Config.InboxPrefix (see ValidInboxPrefix), in
+	// bytes: room for "_INBOX." and a 64-byte tenant token. The longest
+	// reply subject is then 124 bytes (prefix, '.', the 22-byte token,
+	// '.', 20 digits), so a request subject of MaxRequestSubjectLen bytes
+	// with it and the size tokens stays well inside MaxOutboundLine. It is
+	// the one bound of an inbox prefix: pull derives permissions only for a
+	// prefix that passes ValidInboxPrefix.
 	MaxInboxPrefixLen = 80
-	// MaxServerNameLen caps Config.ServerName, in bytes (a DNS name).
+	// MaxServerNameLen caps Config.ServerName (see ValidServerName), in
+	// bytes: the longest DNS name.
 	MaxServerNameLen = 253
 	// MaxClientNameLen caps Config.Name, in bytes.
 	MaxClientNameLen = 64
@@ -149,7 +152,7 @@ func (c *Config) validate() (validated, error) {
 	if err := CheckAddress(c.Addr, c.AllowNonPublic); err != nil {
 		return v, err
 	}
-	if err := validServerName(c.ServerName); err != nil {
+	if err := ValidServerName(c.ServerName); err != nil {
 		return v, err
 	}
 	if c.Roots == nil {
@@ -164,8 +167,8 @@ func (c *Config) validate() (validated, error) {
 	if v.prefix == "" {
 		v.prefix = DefaultInboxPrefix
 	}
-	if len(v.prefix) > MaxInboxPrefixLen || wire.ValidPublishSubject(v.prefix) != nil {
-		return v, fmt.Errorf("%w: inbox prefix", ErrInvalidConfig)
+	if err := ValidInboxPrefix(v.prefix); err != nil {
+		return v, err
 	}
 	if v.maxPayload == 0 {
 		v.maxPayload = DefaultMaxPayload
@@ -200,10 +203,24 @@ func writeBufferSize(maxPayload int) int {
 	return max(MaxOutboundLine+parser.MaxHeaderBlock+maxPayload+2, MaxConnectLen)
 }
 
-// validServerName accepts a DNS name: 1 to MaxServerNameLen bytes of
-// labels of letters, digits and '-', not starting or ending with '-', each
-// at most 63 bytes, and not an IP address.
-func validServerName(s string) error {
+// ValidInboxPrefix checks an inbox prefix (Config.InboxPrefix once its
+// default is applied): a subject one may publish to (wire's subject rules,
+// no wildcard token) of at most MaxInboxPrefixLen bytes. The error wraps
+// ErrInvalidConfig.
+func ValidInboxPrefix(prefix string) error {
+	if len(prefix) > MaxInboxPrefixLen || wire.ValidPublishSubject(prefix) != nil {
+		return fmt.Errorf("%w: inbox prefix", ErrInvalidConfig)
+	}
+	return nil
+}
+
+// ValidServerName checks a server name (Config.ServerName): a DNS name of
+// 1 to MaxServerNameLen bytes, dot-separated labels of 1 to 63 letters
+// (either case), digits and '-', no label starting or ending with '-', and
+// not an IP address. It is the one rule of a server name; the trigger
+// configuration and the broker harness add what they require beyond it.
+// The error wraps ErrInvalidConfig.
+func ValidServerName(s string) error {
 	bad := fmt.Errorf("%w: server name must be a dns name", ErrInvalidConfig)
 	if s == "" || len(s) > MaxServerNameLen {
 		return bad

@@ -117,3 +117,43 @@ func TestDialCancelledContext(t *testing.T) {
 		t.Fatalf("Dial error = %v, want context.Canceled", err)
 	}
 }
+
+// TestValidServerNameAndPrefix: the exported rules Dial applies, at their
+// bounds and one past them, wrapping ErrInvalidConfig.
+func TestValidServerNameAndPrefix(t *testing.T) {
+	label63 := strings.Repeat("a", 63)
+	name253 := strings.Join([]string{label63, label63, label63, strings.Repeat("b", 61)}, ".")
+	names := []struct {
+		name string
+		ok   bool
+	}{
+		{name253, true},
+		{name253 + "b", false},
+		{"Broker.Test", true},
+		{"localhost", true},
+		{label63 + "a.test", false},
+		{"10.0.0.1", false},
+		{"", false},
+	}
+	for _, tt := range names {
+		if err := conn.ValidServerName(tt.name); (err == nil) != tt.ok || err != nil && !errors.Is(err, conn.ErrInvalidConfig) {
+			t.Errorf("ValidServerName(%d bytes) = %v, want ok %v", len(tt.name), err, tt.ok)
+		}
+	}
+	prefixes := []struct {
+		prefix string
+		ok     bool
+	}{
+		{strings.Repeat("p", conn.MaxInboxPrefixLen), true},
+		{strings.Repeat("p", conn.MaxInboxPrefixLen+1), false},
+		{"_INBOX.a*b", true},
+		{"_INBOX.*", false},
+		{"_INBOX..a", false},
+		{"", false},
+	}
+	for _, tt := range prefixes {
+		if err := conn.ValidInboxPrefix(tt.prefix); (err == nil) != tt.ok || err != nil && !errors.Is(err, conn.ErrInvalidConfig) {
+			t.Errorf("ValidInboxPrefix(%q) = %v, want ok %v", tt.prefix, err, tt.ok)
+		}
+	}
+}

@@ -192,7 +192,7 @@ func TestNewInboxPrefixLimit(t *testing.T) {
 	}
 }
 
-// TestLongestRequestFits: the longest request (a subject of MaxSubjectLen
+// TestLongestRequestFits: the longest request (a subject of MaxRequestSubjectLen
 // bytes, the longest reply subject of the longest inbox prefix, the largest
 // header block and payload) is encoded within MaxOutboundLine and into the
 // write buffer without growing it.
@@ -208,7 +208,7 @@ func TestLongestRequestFits(t *testing.T) {
 	if len(reply) != maxReplyLen {
 		t.Fatalf("reply subject %d bytes, want %d", len(reply), maxReplyLen)
 	}
-	subject := strings.Repeat("s", MaxSubjectLen)
+	subject := strings.Repeat("s", MaxRequestSubjectLen)
 	header := "NATS/1.0\r\nX: " + strings.Repeat("v", parser.MaxHeaderBlock-len("NATS/1.0\r\nX: \r\n\r\n")) + "\r\n\r\n"
 	payload := make([]byte, MaxPayloadLimit)
 	out, err := appendPub(c, subject, reply, []byte(header), payload)

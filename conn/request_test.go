@@ -261,7 +261,7 @@ func TestFakeRequestDelivery(t *testing.T) {
 // before any byte is written and leave the connection usable.
 func TestRequestRefusedBeforeWriting(t *testing.T) {
 	atLimit := strings.Repeat("p", requestMaxPayload)
-	longSubject := strings.Repeat("s", conn.MaxSubjectLen)
+	longSubject := strings.Repeat("s", conn.MaxRequestSubjectLen)
 	f := startFake(t, fakeserver.Config{Script: script(
 		greet(infoJSON),
 		steps(fakeserver.ExpectPrefix("PUB "+longSubject+" "+fakeInbox+".1 "+itoa(requestMaxPayload)+"\r\n")),
@@ -382,7 +382,7 @@ func TestFakeRequestBytes(t *testing.T) {
 		{"empty", nil, conn.ErrInvalidRequest},
 		{"space", []byte("svc x"), conn.ErrInvalidRequest},
 		{"wildcard", []byte("svc.>"), conn.ErrInvalidRequest},
-		{"past the cap", []byte(strings.Repeat("s", conn.MaxSubjectLen+1)), conn.ErrTooLarge},
+		{"past the cap", []byte(strings.Repeat("s", conn.MaxRequestSubjectLen+1)), conn.ErrTooLarge},
 	}
 	for _, tt := range refused {
 		if _, err := c.RequestBytes(ctx, tt.subject, nil, nil); !errors.Is(err, tt.want) || c.Closed() {
