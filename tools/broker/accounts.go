@@ -94,12 +94,14 @@ func (c Creds) GoString() string { return c.String() }
 // Format writes String for every verb.
 func (c Creds) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
 
-// account is a generated account: its key pair and its JWT.
+// account is a generated account: its key pair, its JWT and the scoped
+// signing keys the JWT lists.
 type account struct {
-	name string
-	kp   nkeys.KeyPair
-	pub  string
-	jwt  string
+	name   string
+	kp     nkeys.KeyPair
+	pub    string
+	jwt    string
+	scoped []scopedKey
 }
 
 // identity is a generated operator with its system and tenant accounts.
@@ -109,7 +111,9 @@ type identity struct {
 	tenants     []*account // in Options.Tenants order
 }
 
-func newIdentity(tenants []string, limits AccountLimits) (*identity, error) {
+// newIdentity generates an operator, its system account and one account per
+// tenant, each listing the scoped signing keys of keys that name it.
+func newIdentity(tenants []string, limits AccountLimits, keys ...SigningKey) (*identity, error) {
 	opKP, err := nkeys.CreateOperator()
 	if err != nil {
 		return nil, fmt.Errorf("broker: operator key: %w", err)
@@ -132,7 +136,7 @@ func newIdentity(tenants []string, limits AccountLimits) (*identity, error) {
 	}
 	id := &identity{operatorJWT: opJWT, system: sys}
 	for _, name := range tenants {
-		acc, err := newAccount(opKP, name, &limits)
+		acc, err := newAccount(opKP, name, &limits, keys...)
 		if err != nil {
 			return nil, err
 		}
@@ -142,8 +146,9 @@ func newIdentity(tenants []string, limits AccountLimits) (*identity, error) {
 }
 
 // newAccount generates an account signed by the operator; limits nil
-// leaves JetStream disabled.
-func newAccount(opKP nkeys.KeyPair, name string, limits *AccountLimits) (*account, error) {
+// leaves JetStream disabled. The account lists a scoped signing key for
+// each of keys whose tenant is name.
+func newAccount(opKP nkeys.KeyPair, name string, limits *AccountLimits, keys ...SigningKey) (*account, error) {
 	kp, err := nkeys.CreateAccount()
 	if err != nil {
 		return nil, fmt.Errorf("broker: account key: %w", err)
@@ -162,14 +167,16 @@ func newAccount(opKP nkeys.KeyPair, name string, limits *AccountLimits) (*accoun
 			Consumer:      limits.Consumers,
 		}
 	}
-	tok := ""
+	acc := &account{name: name, kp: kp, pub: pub}
+	if err := acc.addScopedKeys(ac, keys); err != nil {
+		return nil, err
+	}
 	if opKP != nil {
-		tok, err = ac.Encode(opKP)
-		if err != nil {
+		if acc.jwt, err = ac.Encode(opKP); err != nil {
 			return nil, fmt.Errorf("broker: account jwt: %w", err)
 		}
 	}
-	return &account{name: name, kp: kp, pub: pub, jwt: tok}, nil
+	return acc, nil
 }
 
 func (id *identity) tenant(name string) (*account, error) {
@@ -180,8 +187,16 @@ func (id *identity) tenant(name string) (*account, error) {
 	return id.tenants[i], nil
 }
 
-// mint creates a user of acc. tenant is recorded in the Creds.
+// mint creates a user of acc signed by the account's own key. tenant is
+// recorded in the Creds.
 func mint(acc *account, tenant string, spec UserSpec) (Creds, error) {
+	return mintWith(acc, acc.kp, "", tenant, spec)
+}
+
+// mintWith creates a user of acc signed by signer: the account's own key
+// (issuerAccount empty), or one of its signing keys (issuerAccount is
+// acc's public key, which the JWT then names as its issuer account).
+func mintWith(acc *account, signer nkeys.KeyPair, issuerAccount, tenant string, spec UserSpec) (Creds, error) {
 	if err := spec.validate(); err != nil {
 		return Creds{}, err
 	}
@@ -206,7 +221,15 @@ func mint(acc *account, tenant string, spec UserSpec) (Creds, error) {
 	if !spec.Expires.IsZero() {
 		uc.Expires = spec.Expires.Unix()
 	}
-	tok, err := uc.Encode(acc.kp)
+	if issuerAccount != "" {
+		// A scoped user's limits and permissions are the scope's: the
+		// server refuses a JWT with any of its own, the "unlimited"
+		// defaults of NewUserClaims included
+		// (jwt.UserScope.ValidateScopedSigner).
+		uc.IssuerAccount = issuerAccount
+		uc.UserPermissionLimits = jwt.UserPermissionLimits{}
+	}
+	tok, err := uc.Encode(signer)
 	if err != nil {
 		return Creds{}, fmt.Errorf("broker: user jwt: %w", err)
 	}

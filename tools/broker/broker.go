@@ -84,7 +84,7 @@ func (b *Broker) prepare() error {
 		}
 	}
 	if b.identity == nil {
-		if b.identity, err = newIdentity(b.opts.Tenants, b.opts.accountLimits()); err != nil {
+		if b.identity, err = newIdentity(b.opts.Tenants, b.opts.accountLimits(), b.opts.SigningKeys...); err != nil {
 			return err
 		}
 	}

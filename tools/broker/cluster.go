@@ -141,7 +141,7 @@ func (c *Cluster) prepare() error {
 	if c.pki, err = newPKI(c.opts.serverName(), time.Now()); err != nil {
 		return err
 	}
-	if c.identity, err = newIdentity(c.opts.Tenants, c.opts.accountLimits()); err != nil {
+	if c.identity, err = newIdentity(c.opts.Tenants, c.opts.accountLimits(), c.opts.SigningKeys...); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(c.dir, caFile), c.pki.caPEM, 0o600); err != nil {

@@ -15,6 +15,10 @@
 //     with `resolver: MEMORY`. Users with caller-given permissions are minted
 //     with [Broker.User]; [Broker.Admin] gives a tenant's full-permission user
 //     for provisioning (tests and tools only; production code never gets it).
+//     [Options.SigningKeys] lists scoped signing keys in tenant accounts
+//     (a role whose user scope holds the permissions); [Broker.ScopedUser]
+//     mints a user signed by one, whose JWT carries no permissions and
+//     stays small however many subjects the scope grants.
 //   - JetStream with file storage in the temporary directory, memory and file
 //     store bounded; the child runs with GOMEMLIMIT=256MiB and GOMAXPROCS=1.
 //   - Logs captured into a bounded ring ([MaxLogBytes]), see [Broker.Logs].

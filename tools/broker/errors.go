@@ -10,6 +10,9 @@ var (
 	ErrInvalidOptions = errors.New("broker: invalid options")
 	// ErrUnknownTenant is returned when a tenant name was not given to [Start].
 	ErrUnknownTenant = errors.New("broker: unknown tenant")
+	// ErrUnknownRole is returned when a tenant's account has no scoped
+	// signing key of the role asked for ([Options.SigningKeys]).
+	ErrUnknownRole = errors.New("broker: unknown signing key role")
 	// ErrClosed is returned by calls on a broker after [Broker.Close].
 	ErrClosed = errors.New("broker: closed")
 	// ErrNotRunning is returned when an operation needs a running process.

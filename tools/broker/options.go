@@ -154,6 +154,10 @@ type Options struct {
 	MaxFileStore int64
 	// AccountLimits are the tenant accounts' JetStream limits.
 	AccountLimits AccountLimits
+	// SigningKeys are scoped signing keys of tenant accounts, at most
+	// [MaxSigningKeys]: each tenant's account JWT lists its keys, and
+	// [Broker.ScopedUser] mints users signed by one.
+	SigningKeys []SigningKey
 	// SyncInterval is JetStream's sync_interval, written inside the
 	// jetstream block. "" keeps the server's default, a background fsync
 	// of each file store's written blocks every 2 minutes (filestore.go
@@ -296,6 +300,9 @@ func (o Options) validate() error {
 		l.DiskStorage < 0 || l.DiskStorage > o.maxFileStore() ||
 		l.Streams < 0 || l.Consumers < 0 {
 		return &OptionError{Field: "AccountLimits"}
+	}
+	if err := validateSigningKeys(o.SigningKeys, o.Tenants); err != nil {
+		return err
 	}
 	if _, ok := o.syncInterval(); !ok {
 		return &OptionError{Field: "SyncInterval"}

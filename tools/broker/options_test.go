@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,29 @@ func TestOptionsValidate(t *testing.T) {
 			o.LameDuckDuration, o.LameDuckGracePeriod = MinLameDuckDuration, MinLameDuckDuration
 		}), "LameDuckGracePeriod"},
 		{"default grace period with the shortest duration", with(func(o *Options) { o.LameDuckDuration = MinLameDuckDuration }), ""},
+		{"a signing key", with(func(o *Options) { o.SigningKeys = []SigningKey{{Tenant: "t1", Role: "r", PubAllow: []string{"a"}}} }), ""},
+		{"MaxSigningKeys", with(func(o *Options) { o.SigningKeys = signingKeys("t1", MaxSigningKeys) }), ""},
+		{"MaxSigningKeys+1", with(func(o *Options) { o.SigningKeys = signingKeys("t1", MaxSigningKeys+1) }), "SigningKeys"},
+		{"signing key of an unknown tenant", with(func(o *Options) { o.SigningKeys = signingKeys("t2", 1) }), "SigningKey.Tenant"},
+		{"signing key without a role", with(func(o *Options) { o.SigningKeys = []SigningKey{{Tenant: "t1"}} }), "SigningKey.Role"},
+		{"role at MaxRoleLen", with(func(o *Options) { o.SigningKeys = []SigningKey{{Tenant: "t1", Role: strings.Repeat("r", MaxRoleLen)}} }), ""},
+		{"role past MaxRoleLen", with(func(o *Options) {
+			o.SigningKeys = []SigningKey{{Tenant: "t1", Role: strings.Repeat("r", MaxRoleLen+1)}}
+		}), "SigningKey.Role"},
+		{"duplicate role of a tenant", with(func(o *Options) {
+			o.SigningKeys = []SigningKey{{Tenant: "t1", Role: "r"}, {Tenant: "t1", Role: "r"}}
+		}), "SigningKey.Role"},
+		{"one role in two tenants", with(func(o *Options) {
+			o.Tenants = []string{"t1", "t2"}
+			o.SigningKeys = []SigningKey{{Tenant: "t1", Role: "r"}, {Tenant: "t2", Role: "r"}}
+		}), ""},
+		{"scope subjects at MaxScopeSubjects", with(func(o *Options) {
+			o.SigningKeys = []SigningKey{{Tenant: "t1", Role: "r", PubAllow: slices.Repeat([]string{"a"}, MaxScopeSubjects)}}
+		}), ""},
+		{"scope subjects past MaxScopeSubjects", with(func(o *Options) {
+			o.SigningKeys = []SigningKey{{Tenant: "t1", Role: "r", SubDeny: slices.Repeat([]string{"a"}, MaxScopeSubjects+1)}}
+		}), "SigningKey subjects"},
+		{"empty scope subject", with(func(o *Options) { o.SigningKeys = []SigningKey{{Tenant: "t1", Role: "r", PubDeny: []string{""}}} }), "SigningKey subjects"},
 		{"Extra at MaxExtraLen", with(func(o *Options) { o.Extra = strings.Repeat("#", MaxExtraLen) }), ""},
 		{"Extra past MaxExtraLen", with(func(o *Options) { o.Extra = strings.Repeat("#", MaxExtraLen+1) }), "Extra"},
 		{"Extra with NUL", with(func(o *Options) { o.Extra = "a\x00" }), "Extra"},
@@ -134,6 +158,15 @@ func TestOptionsValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// signingKeys returns n signing keys of tenant with distinct roles.
+func signingKeys(tenant string, n int) []SigningKey {
+	out := make([]SigningKey, n)
+	for i := range out {
+		out[i] = SigningKey{Tenant: tenant, Role: fmt.Sprintf("r%d", i)}
+	}
+	return out
 }
 
 func TestDNSNameHelper(t *testing.T) {
