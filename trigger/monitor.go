@@ -126,6 +126,12 @@ const (
 	ClassMisconfigured
 	// ClassBrokerUnavailable: leader change or server shutdown.
 	ClassBrokerUnavailable
+	// ClassUnsupportedAck: the broker delivered a message whose ack
+	// subject has a form the profile does not support (a JetStream domain:
+	// see pull.ErrUnsupportedAck). The function did not run, nothing was
+	// sent and the connection is kept; the broker redelivers the message
+	// after its ack wait and gives it up after max_deliver.
+	ClassUnsupportedAck
 	// ClassAckUncertain: an acknowledgement without a verified receipt.
 	ClassAckUncertain
 	// ClassShutdown: the owner stopped during the step.
@@ -180,6 +186,8 @@ func (c ErrorClass) String() string {
 		return "misconfigured"
 	case ClassBrokerUnavailable:
 		return "broker unavailable"
+	case ClassUnsupportedAck:
+		return "unsupported ack subject"
 	case ClassAckUncertain:
 		return "ack uncertain"
 	case ClassShutdown:
@@ -315,6 +323,8 @@ type Monitor struct {
 	bindings []Counts
 	last     StepReport
 	hasLast  bool
+	skip     StepReport
+	hasSkip  bool
 }
 
 func newMonitor(logicalID string, epoch uint64, bindings int) *Monitor {
@@ -350,6 +360,19 @@ func (m *Monitor) LastStep() (StepReport, bool) {
 	return m.last, m.hasLast
 }
 
+// LastSkip returns the report of the last step that a check or a
+// reservation stopped before the pull (ResultSkipped: ineligible,
+// credential, host, pool exhausted, dial backoff, paused; its Error says
+// which), and false before there was one. It is the second fixed-size
+// slot beside LastStep, which skips never replace: a tenant whose
+// credential was revoked, or whose dials back off, shows here and not
+// only in the counts.
+func (m *Monitor) LastSkip() (StepReport, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.skip, m.hasSkip
+}
+
 // record counts one finished step and keeps its report when it delivered
 // or failed. emptyPull tells an empty pull from an empty consumer info;
 // dials and replaced are the step's connection events.
@@ -373,6 +396,8 @@ func (m *Monitor) record(r *StepReport, emptyPull bool, dials, replaced uint64) 
 	switch r.Result {
 	case ResultSkipped:
 		c.Skipped++
+		m.skip = *r
+		m.hasSkip = true
 	case ResultEmpty:
 		if emptyPull {
 			c.EmptyPulls++

@@ -139,7 +139,7 @@ func TestEnumStrings(t *testing.T) {
 		{AckUncertain.String(), "uncertain"},
 		{(AckUncertain + 1).String(), "AckState(5)"},
 		{ErrorClass(0).String(), "none"},
-		{ErrorClass(NumErrorClasses + 1).String(), "ErrorClass(22)"},
+		{ErrorClass(NumErrorClasses + 1).String(), "ErrorClass(23)"},
 		{ResourceBytes.String(), "bytes"},
 		{ResourceProviderConnections.String(), "provider connections"},
 		{(ResourceProviderConnections + 1).String(), "Resource(11)"},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/parser"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -172,24 +173,96 @@ func (t *Triggers) credentialCurrent(host Host, ts *tenantState) bool {
 // empty result came from the pull (rather than consumer info), and ctx's
 // error when the owner stopped.
 func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *StepReport) (bool, error) {
-	ts := &t.tenants[b.tenant]
-	timeout := b.cfg.OperationTimeout()
-	start := r.At
-	ref := t.ref(b)
+	v := visit{t: t, ctx: ctx, host: host, b: b, ts: &t.tenants[b.tenant], r: r,
+		timeout: b.cfg.OperationTimeout(), ref: t.ref(b)}
+	defer v.end()
+	_ = v.checks() && v.reserve() && v.connect() && v.inspect() && v.checks() &&
+		v.pull() && v.activate() && v.ack()
+	return v.emptyPull, v.err
+}
 
-	// Checks before any network.
-	if host.PublicationEligible(ref) != nil {
-		return false, skip(r, ClassIneligible)
-	}
-	if !t.credentialCurrent(host, ts) {
-		return false, skip(r, ClassCredential)
-	}
+// visit is one step's flow on one binding, one phase a method: the checks
+// before any network, the reservations, the connection, consumer info, the
+// checks again, the pull, the activation and the acknowledgement. Each
+// phase fills the report and returns whether the next one runs; a phase
+// that finds the owner stopped sets err. end releases, in reverse order,
+// what the phases reserved. It lives for one step, on the stack.
+type visit struct {
+	t       *Triggers
+	ctx     context.Context
+	host    Host
+	b       *bindingState
+	ts      *tenantState
+	r       *StepReport
+	timeout time.Duration
+	ref     BindingRef
 
-	// The host pins the route and reserves admission and input.
-	in, err := host.ReserveInbound(ctx, InboundRequest{
-		Binding:       ref,
-		MaxInputBytes: b.cfg.MaxPayloadBytes,
-		Deadline:      start.Add(stepBound(timeout)),
+	// Held by the phases, released by end.
+	in      Inbound
+	charged bool
+	pre     context.Context
+	cancel  context.CancelFunc
+
+	l         link
+	sent      time.Time
+	got       pulled
+	cmd       pull.Command
+	emptyPull bool
+	err       error
+}
+
+// end releases what the phases held: the connection forgets the phase
+// before the pull (see conn.Conn.Detach), then the pools' request and the
+// host's reservation (Release exactly once per Inbound).
+func (v *visit) end() {
+	if v.cancel != nil {
+		v.ts.client.detach()
+		v.cancel()
+	}
+	if v.charged {
+		v.t.pools.releaseRequest(v.ts.usage, v.ts.provider, v.b.charge)
+	}
+	if v.in != nil {
+		v.in.Release()
+	}
+}
+
+// stopped reports whether the owner stopped, recording its error.
+func (v *visit) stopped() bool {
+	v.err = v.ctx.Err()
+	return v.err != nil
+}
+
+// failed records err, an error of a connection or an exchange: the
+// owner's stop, or a failed visit of err's class.
+func (v *visit) failed(err error) bool {
+	if !v.stopped() {
+		fail(v.r, classify(err))
+	}
+	return false
+}
+
+// checks are made before any network, and again before the pull: the
+// publication's eligibility and the tenant credential.
+func (v *visit) checks() bool {
+	switch {
+	case v.host.PublicationEligible(v.ref) != nil:
+		skip(v.r, ClassIneligible)
+	case !v.t.credentialCurrent(v.host, v.ts):
+		skip(v.r, ClassCredential)
+	default:
+		return true
+	}
+	return false
+}
+
+// reserve has the host pin the route and reserve admission and input,
+// then reserves the ingress request in the pools.
+func (v *visit) reserve() bool {
+	in, err := v.host.ReserveInbound(v.ctx, InboundRequest{
+		Binding:       v.ref,
+		MaxInputBytes: v.b.cfg.MaxPayloadBytes,
+		Deadline:      v.r.At.Add(stepBound(v.timeout)),
 	})
 	if err != nil || in == nil {
 		if in != nil {
@@ -198,181 +271,184 @@ func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *Ste
 			in.Release()
 		}
 		switch {
-		case ctx.Err() != nil:
-			return false, ctx.Err()
+		case v.stopped():
 		case errors.Is(err, ErrUnavailable):
-			return false, skip(r, ClassUnavailable)
+			skip(v.r, ClassUnavailable)
+		default:
+			skip(v.r, ClassHost)
 		}
-		return false, skip(r, ClassHost)
+		return false
 	}
-	defer in.Release()
-	r.RouteGeneration = in.RouteGeneration()
-
-	// The pools: the ingress request, then the client and its connection.
-	if err := t.pools.reserveRequest(ts.usage, ts.provider, b.charge); err != nil {
-		return false, refused(r, err)
+	v.in = in
+	v.r.RouteGeneration = in.RouteGeneration()
+	if err := v.t.pools.reserveRequest(v.ts.usage, v.ts.provider, v.b.charge); err != nil {
+		refused(v.r, err)
+		return false
 	}
-	defer t.pools.releaseRequest(ts.usage, ts.provider, b.charge)
+	v.charged = true
+	return true
+}
 
-	// The phase before the pull has T from the host's reservation, so
-	// that a slow reservation does not eat into the probe, dial and
-	// consumer info.
-	pre, cancel := context.WithDeadline(ctx, t.now().Add(timeout))
-	defer func() {
-		// The connection forgets pre before it ends (see conn.Conn.Detach).
-		ts.client.detach()
-		cancel()
-	}()
-	l, err := ts.client.acquire(ctx, pre, t.pools, ts, t.now, t.rand, t.dial)
+// connect takes the tenant's client and its connection. The phase before
+// the pull has T from the host's reservation, so that a slow reservation
+// does not eat into the probe, dial and consumer info.
+func (v *visit) connect() bool {
+	v.pre, v.cancel = context.WithDeadline(v.ctx, v.t.now().Add(v.timeout))
+	l, err := v.ts.client.acquire(v.ctx, v.pre, v.t.pools, v.ts, v.t.now, v.t.rand, v.t.dial)
 	if err != nil {
 		switch {
-		case ctx.Err() != nil:
-			return false, ctx.Err()
+		case v.stopped():
 		case errors.Is(err, ErrDialBackoff):
-			return false, skip(r, ClassDialBackoff)
+			skip(v.r, ClassDialBackoff)
 		case errors.Is(err, ErrPoolExhausted):
-			return false, refused(r, err)
+			refused(v.r, err)
+		default:
+			fail(v.r, classify(err))
 		}
-		return false, fail(r, classify(err))
+		return false
 	}
+	v.l = l
+	return true
+}
 
-	// Consumer info: an empty or paused consumer ends the visit after
-	// this one round trip.
-	pend, err := l.inspect(pre, b)
-	ts.client.settle(t.pools, ts, err, t.now())
+// inspect asks for consumer info: an empty or paused consumer ends the
+// visit after this one round trip.
+func (v *visit) inspect() bool {
+	pend, err := v.l.inspect(v.pre, v.b)
+	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
+	switch {
+	case err == nil && pend.Empty():
+		v.r.Result = ResultEmpty
+		return false
+	case err == nil:
+		return true
+	case v.stopped():
+	case errors.Is(err, pull.ErrConsumerPaused):
+		skip(v.r, ClassPaused)
+	default:
+		fail(v.r, classify(err))
+	}
+	return false
+}
+
+// pull pulls at most one message, under its own bound.
+func (v *visit) pull() bool {
+	v.sent = v.t.now()
+	got, err := v.l.next(v.ctx, v.b)
+	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
 	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return false, ctx.Err()
-		case errors.Is(err, pull.ErrConsumerPaused):
-			return false, skip(r, ClassPaused)
-		}
-		return false, fail(r, classify(err))
-	}
-	if pend.Empty() {
-		r.Result = ResultEmpty
-		return false, nil
-	}
-
-	// Checks again before the pull.
-	if host.PublicationEligible(ref) != nil {
-		return false, skip(r, ClassIneligible)
-	}
-	if !t.credentialCurrent(host, ts) {
-		return false, skip(r, ClassCredential)
-	}
-
-	// The pull, under its own bound.
-	sent := t.now()
-	got, err := l.next(ctx, b)
-	ts.client.settle(t.pools, ts, err, t.now())
-	if err != nil {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		return false, fail(r, classify(err))
+		return v.failed(err)
 	}
 	switch got.kind.Class() {
 	case pull.ClassMessage:
 	case pull.ClassEmpty:
-		r.Result = ResultEmpty
-		return true, nil
+		v.r.Result = ResultEmpty
+		v.emptyPull = true
+		return false
 	default:
-		return false, fail(r, classOfKind(got.kind))
+		fail(v.r, classOfKind(got.kind))
+		return false
 	}
-	r.Result = ResultDelivered
-	r.StreamSeq = got.id.StreamSeq
-	r.Delivered = got.id.Delivered
-	r.Action = ActionNone
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
+	v.got = got
+	v.r.Result = ResultDelivered
+	v.r.StreamSeq = got.id.StreamSeq
+	v.r.Delivered = got.id.Delivered
+	v.r.Action = ActionNone
+	return !v.stopped()
+}
 
-	// The activation, with the original admission, route generation and
-	// deadline.
-	deadline := sent.Add(timeout)
-	slice := ackSlice(timeout)
-	now := t.now()
+// activate runs the function with the original admission, route
+// generation and deadline, and decides the action. A delivery counted
+// past the binding's max_deliver (the operator lowered it, and the broker
+// delivered it once more) is terminated as exhausted without running the
+// function.
+func (v *visit) activate() bool {
+	b, id := v.b, v.got.id
+	if id.Delivered > uint64(b.cfg.MaxDeliver) {
+		v.r.Action = ActionExhausted
+		v.cmd, _ = commandFor(ActionExhausted, 0, 0)
+		return true
+	}
+	deadline := v.sent.Add(v.timeout)
 	a := Activation{
 		Principal:       Principal{Subject: b.cfg.Principal, Tenant: b.cfg.Tenant, Binding: b.cfg.ID},
-		Binding:         ref,
-		RouteGeneration: r.RouteGeneration,
-		Deadline:        minTime(deadline.Add(-slice), now.Add(b.cfg.RootBudget())),
+		Binding:         v.ref,
+		RouteGeneration: v.r.RouteGeneration,
+		Deadline:        minTime(deadline.Add(-ackSlice(v.timeout)), v.t.now().Add(b.cfg.RootBudget())),
 		Budget:          b.cfg.RootBudget(),
-		StreamSeq:       got.id.StreamSeq,
-		Delivered:       got.id.Delivered,
+		StreamSeq:       id.StreamSeq,
+		Delivered:       id.Delivered,
 		MaxDeliver:      b.cfg.MaxDeliver,
-		Payload:         got.payload[:len(got.payload):len(got.payload)],
+		Payload:         v.got.payload[:len(v.got.payload):len(v.got.payload)],
 	}
-	if err := t.newIDs(&a); err != nil {
-		r.Error = ClassInternal
-		return false, nil
+	if err := v.t.newIDs(&a); err != nil {
+		v.r.Error = ClassInternal
+		return false
 	}
-	actx, acancel := context.WithDeadline(ctx, a.Deadline)
-	res := in.Activate(actx, a)
+	actx, acancel := context.WithDeadline(v.ctx, a.Deadline)
+	res := v.in.Activate(actx, a)
 	acancel()
-	r.Outcome = res.Outcome
-	if err := ctx.Err(); err != nil {
-		return false, err
+	v.r.Outcome = res.Outcome
+	if v.stopped() {
+		return false
 	}
-	act := ActionFor(res.Outcome, got.id.Delivered, b.cfg.MaxDeliver)
-	r.Action = act
-	cmd, send := commandFor(act, res.Outcome, b.cfg.NakDelay())
-	if !send {
-		return false, nil
-	}
+	v.r.Action = ActionFor(res.Outcome, id.Delivered, b.cfg.MaxDeliver)
+	var send bool
+	v.cmd, send = commandFor(v.r.Action, res.Outcome, b.cfg.NakDelay())
+	return send
+}
 
-	// Credential again, then the acknowledgement with at least its slice.
-	if !t.credentialCurrent(host, ts) {
-		r.Error = ClassCredential
-		return false, nil
+// ack checks the credential again, then sends the acknowledgement with
+// the rest of the delivery's deadline and at least its slice, and records
+// what became of its receipt.
+func (v *visit) ack() bool {
+	if !v.t.credentialCurrent(v.host, v.ts) {
+		v.r.Error = ClassCredential
+		return false
 	}
-	ackBy := deadline
-	if now := t.now(); ackBy.Sub(now) < slice {
+	ackBy, slice := v.sent.Add(v.timeout), ackSlice(v.timeout)
+	if now := v.t.now(); ackBy.Sub(now) < slice {
 		ackBy = now.Add(slice)
 	}
-	ackCtx, ackCancel := context.WithDeadline(ctx, ackBy)
-	rec, err := l.ack(ackCtx, b, cmd)
-	l.detach()
+	ackCtx, ackCancel := context.WithDeadline(v.ctx, ackBy)
+	rec, err := v.l.ack(ackCtx, v.b, v.cmd)
+	v.l.detach()
 	ackCancel()
-	ts.client.settle(t.pools, ts, err, t.now())
+	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
 	switch {
 	case err == nil && rec.Outcome == pull.OutcomeVerifiedLate:
-		r.Ack = AckVerifiedLate
+		v.r.Ack = AckVerifiedLate
 	case err == nil:
-		r.Ack = AckVerified
+		v.r.Ack = AckVerified
 	case rec.Outcome == pull.OutcomeUncertain:
-		r.Ack = AckUncertain
-		r.Error = ClassAckUncertain
-	case ctx.Err() != nil:
-		return false, ctx.Err()
+		v.r.Ack = AckUncertain
+		v.r.Error = ClassAckUncertain
+	case v.stopped():
 	default:
-		r.Error = classify(err)
+		v.r.Error = classify(err)
 	}
-	return false, nil
+	return true
 }
 
-// skip records a visit stopped before the pull; it returns nil.
-func skip(r *StepReport, c ErrorClass) error {
+// skip records a visit stopped before the pull.
+func skip(r *StepReport, c ErrorClass) {
 	r.Result = ResultSkipped
 	r.Error = c
-	return nil
 }
 
-// refused records a visit a pool reservation stopped; it returns nil.
-func refused(r *StepReport, err error) error {
+// refused records a visit a pool reservation stopped.
+func refused(r *StepReport, err error) {
 	var re *ReservationError
 	if errors.As(err, &re) {
 		r.Resource = re.Resource
 	}
-	return skip(r, ClassPoolExhausted)
+	skip(r, ClassPoolExhausted)
 }
 
-// fail records a visit whose broker exchange failed; it returns nil.
-func fail(r *StepReport, c ErrorClass) error {
+// fail records a visit whose broker exchange failed.
+func fail(r *StepReport, c ErrorClass) {
 	r.Result = ResultFailed
 	r.Error = c
-	return nil
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -404,6 +480,8 @@ func classify(err error) ErrorClass {
 		return ClassProfile
 	case errors.Is(err, pull.ErrConsumerPaused):
 		return ClassPaused
+	case errors.Is(err, pull.ErrUnsupportedAck):
+		return ClassUnsupportedAck
 	case errors.Is(err, pull.ErrStreamNotFound),
 		errors.Is(err, pull.ErrConsumerNotFound),
 		errors.Is(err, pull.ErrNoResponders):
@@ -418,7 +496,11 @@ func classify(err error) ErrorClass {
 		errors.Is(err, conn.ErrForeignFrame),
 		errors.Is(err, conn.ErrUnexpectedFrame),
 		errors.Is(err, conn.ErrControlFlood),
-		framingFailure(err):
+		errors.Is(err, parser.ErrLineTooLong),
+		errors.Is(err, parser.ErrHeaderTooLarge),
+		errors.Is(err, parser.ErrPayloadTooLarge),
+		errors.Is(err, parser.ErrUnknownOp),
+		errors.Is(err, parser.ErrMalformed):
 		return ClassProtocol
 	case errors.Is(err, conn.ErrClosed),
 		errors.Is(err, conn.ErrServerClosed),

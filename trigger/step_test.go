@@ -349,6 +349,118 @@ func TestConsumerPausedSkipsPull(t *testing.T) {
 	})
 }
 
+// TestDeliveryPastMaxDeliver: a delivery whose count is above the
+// binding's max_deliver (the operator lowered it and the broker delivered
+// the message once more) is terminated as exhausted without running the
+// function; a delivery at max_deliver still runs.
+func TestDeliveryPastMaxDeliver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rtConfig(t, 1), PoolLimits{})
+		maxDeliver := uint64(r.trig.cfg.Bindings[0].MaxDeliver)
+		r.net.publish(0, `["at"]`)
+		r.net.publish(0, `["past"]`)
+		r.net.mu.Lock()
+		r.net.queues[0][0].delivered = maxDeliver - 1 // delivered maxDeliver next
+		r.net.queues[0][1].delivered = maxDeliver     // delivered maxDeliver+1 next
+		r.net.mu.Unlock()
+
+		if rep := r.step(t); rep.Delivered != maxDeliver || rep.Outcome != OutcomeSuccess || rep.Action != ActionAck {
+			t.Errorf("delivery at max_deliver: report %+v, want run and acknowledged", rep)
+		}
+		r.ev.take()
+		rep := r.step(t)
+		want := StepReport{
+			Step: 2, Epoch: 1, Binding: 0, Result: ResultDelivered,
+			StreamSeq: 2, Delivered: maxDeliver + 1, RouteGeneration: 1,
+			Action: ActionExhausted, Ack: AckVerified,
+		}
+		if diff := cmp.Diff(want, rep, ignoreAt, cmpopts.IgnoreFields(StepReport{}, "Wait")); diff != "" {
+			t.Errorf("report (-want +got):\n%s", diff)
+		}
+		for _, e := range r.ev.take() {
+			if strings.HasPrefix(e, "activate ") {
+				t.Errorf("the function ran for a delivery past max_deliver: %q", e)
+			}
+		}
+		if _, payloads := r.host.acts(); len(payloads) != 1 {
+			t.Errorf("activations %q, want only the delivery at max_deliver", payloads)
+		}
+		acks := r.net.ackLog()
+		if len(acks) != 2 || acks[1] != fmt.Sprintf("b0 seq=2 n=%d +TERM exhausted", maxDeliver+1) {
+			t.Errorf("acks %q", acks)
+		}
+		if c := r.mon.Snapshot().Totals; c.Exhausted != 1 || c.Acked != 1 || c.Outcomes != ([NumOutcomes + 1]uint64{OutcomeSuccess: 1}) {
+			t.Errorf("counts %+v", c)
+		}
+		if r.host.held() != 0 {
+			t.Errorf("host reservations held: %d", r.host.held())
+		}
+	})
+}
+
+// TestUnsupportedAckKeepsConnection: a delivery whose ack subject names a
+// JetStream domain is a failed visit of class unsupported ack subject: the
+// function does not run, nothing is sent and the connection is kept for
+// the next visit.
+func TestUnsupportedAckKeepsConnection(t *testing.T) {
+	if got := classify(fmt.Errorf("pull: next: %w", pull.ErrUnsupportedAck)); got != ClassUnsupportedAck {
+		t.Errorf("classify = %v, want %v", got, ClassUnsupportedAck)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rtConfig(t, 1), PoolLimits{})
+		r.net.publish(0, `[]`)
+		r.net.nextReply = func(int) (pull.Kind, bool, error) { return 0, true, pull.ErrUnsupportedAck }
+		for range 2 {
+			rep := r.step(t)
+			if rep.Result != ResultFailed || rep.Error != ClassUnsupportedAck || rep.Delivered != 0 || rep.Ack != AckNone {
+				t.Errorf("report %+v, want failed, class unsupported ack subject", rep)
+			}
+		}
+		if _, payloads := r.host.acts(); len(payloads) != 0 || len(r.net.ackLog()) != 0 {
+			t.Errorf("activations %q, acks %q, want none", payloads, r.net.ackLog())
+		}
+		if n := r.net.dialCount(); n != 1 || r.net.openLinks() != 1 {
+			t.Errorf("dials %d, open links %d: want the connection kept", n, r.net.openLinks())
+		}
+		if c := r.mon.Snapshot().Totals; c.Failed != 2 || c.Errors[ClassUnsupportedAck] != 2 {
+			t.Errorf("counts %+v", c)
+		}
+		if last, ok := r.mon.LastStep(); !ok || last.Error != ClassUnsupportedAck {
+			t.Errorf("LastStep %+v %v", last, ok)
+		}
+	})
+}
+
+// TestLastSkip: a skipped visit is kept in the monitor's second slot,
+// LastSkip, and leaves LastStep alone; the next skip replaces it.
+func TestLastSkip(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rtConfig(t, 1), PoolLimits{})
+		if _, ok := r.mon.LastSkip(); ok {
+			t.Errorf("LastSkip before any step")
+		}
+		r.net.publish(0, `[]`)
+		delivered := r.step(t)
+		r.host.reserve = func(InboundRequest) error { return ErrUnavailable }
+		first := r.step(t)
+		got, ok := r.mon.LastSkip()
+		if diff := cmp.Diff(first, got); !ok || diff != "" || got.Error != ClassUnavailable {
+			t.Errorf("LastSkip ok=%v (-want +got):\n%s", ok, diff)
+		}
+		r.host.reserve = nil
+		r.host.mu.Lock()
+		r.host.credential = func(string, int) error { return errTest }
+		r.host.mu.Unlock()
+		second := r.step(t)
+		if got, _ := r.mon.LastSkip(); got.Step != second.Step || got.Error != ClassCredential {
+			t.Errorf("LastSkip %+v, want the credential skip", got)
+		}
+		if last, _ := r.mon.LastStep(); last.Step != delivered.Step {
+			t.Errorf("a skip replaced LastStep: %+v", last)
+		}
+	})
+}
+
 // TestAdmissionUnavailableNoNetwork: a refused host reservation means no
 // dial and no request; so does a refused pool reservation.
 func TestAdmissionUnavailableNoNetwork(t *testing.T) {
