@@ -67,6 +67,20 @@ func checkLiteral(tok, want string, rule Rule) Rule {
 	return 0
 }
 
+// CheckName checks a stream or durable consumer name by the broker's
+// asset-name rule (nats-server 2.14.6 isValidAssetName and JSMaxNameLen):
+// 1 to MaxNameLen bytes, none of space, TAB, CR, LF, FF, '.', '*', '>',
+// '\', '/', and no NUL. It returns nil or the Rule the name breaks
+// (RuleEmpty, RuleWildcard, RuleNameTooLong, RuleNameByte). It is the rule
+// Parse applies to the stream and consumer tokens, and the one home of the
+// asset-name rule: pull.ValidName adds what a configuration may not carry.
+func CheckName(name string) error {
+	if r := checkName(name); r != 0 {
+		return r
+	}
+	return nil
+}
+
 // checkName applies the broker's asset-name rule (isValidAssetName) plus
 // the MaxNameLen cap and NUL. '.' cannot reach it from Parse but can from an
 // Info.
