@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/parser"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -496,11 +495,7 @@ func classify(err error) ErrorClass {
 		errors.Is(err, conn.ErrForeignFrame),
 		errors.Is(err, conn.ErrUnexpectedFrame),
 		errors.Is(err, conn.ErrControlFlood),
-		errors.Is(err, parser.ErrLineTooLong),
-		errors.Is(err, parser.ErrHeaderTooLarge),
-		errors.Is(err, parser.ErrPayloadTooLarge),
-		errors.Is(err, parser.ErrUnknownOp),
-		errors.Is(err, parser.ErrMalformed):
+		framingFailure(err):
 		return ClassProtocol
 	case errors.Is(err, conn.ErrClosed),
 		errors.Is(err, conn.ErrServerClosed),
