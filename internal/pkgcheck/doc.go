@@ -1,5 +1,13 @@
-// Package pkgcheck owns the checks a package's tests make of its own
-// source: that doc.go opens with the package's sentence, and which imports
-// reach outside the standard library. It reads the files of the current
-// directory (a test's package directory) and refuses nothing else.
+// Package pkgcheck owns the checks the module's tests make of its own
+// source: that doc.go opens with the package's sentence (Doc), which
+// imports of one directory reach outside the standard library
+// (OutsideImports), and the layering of the whole module: the imports of
+// every package (ModuleImports) against the layers it may use
+// (LayerViolations). It reads source files only, never builds or runs
+// anything, and refuses nothing else.
+//
+// TestModuleLayers in this package is the one table of the layers: every
+// package of the module with the imports of its non-test files it may
+// make outside the standard library, and why. Test-only imports are left
+// out of it.
 package pkgcheck

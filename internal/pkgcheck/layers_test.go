@@ -1,0 +1,94 @@
+package pkgcheck
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestModuleLayers holds the allowed imports of every package of the
+// module, outside the standard library: the module's own packages by their
+// directory, any other module by its path. Only non-test files count (a
+// package's tests may import test helpers such as internal/fakeserver,
+// internal/pkgcheck, go-cmp and rapid; make lint keeps nats.go out of
+// the whole graph, tests included). A new package needs a row here; an
+// import its row does not allow fails, whatever the platform of the file
+// that makes it. tools/peerbench is its own module and is not checked.
+func TestModuleLayers(t *testing.T) {
+	const (
+		jwt   = "github.com/nats-io/jwt/v2"
+		nkeys = "github.com/nats-io/nkeys"
+		unix  = "golang.org/x/sys/unix"
+	)
+	layers := map[string]Layer{
+		// The core, bottom up.
+		"acksubject": {nil, "the $JS.ACK grammar imports nothing of the project"},
+		"wire":       {nil, "encodes client ops into a caller's buffer; the lowest layer"},
+		"parser":     {nil, "decodes server frames from a reader; beside wire, below conn"},
+		"credential": {[]string{jwt, nkeys}, "tenant credentials: user JWTs and nkey signing"},
+		"conn": {[]string{"credential", "parser", "wire", unix},
+			"one connection: encodes with wire, decodes with parser, authenticates with credential; unix for the socket peek and the thread socket"},
+		"pull": {[]string{"acksubject", "conn", "internal/jsonlex"},
+			"the three operations over one connection, checking the ack subject of a delivery and lexing consumer info strictly"},
+		"trigger": {[]string{"conn", "credential", "internal/jsontree", "pull"},
+			"the runtime speaks to the broker through pull and conn only: no wire or parser detail"},
+		"trigger/metrics": {[]string{"trigger"}, "exports the runtime's monitor"},
+		"trigger/refhost": {[]string{"internal/jsonlex", "trigger"}, "the reference host implements trigger's Host interface; its argument codec lexes JSON strictly"},
+
+		// Internal helpers.
+		"internal/jsontree":   {nil, "the first pass of the strict JSON decoders"},
+		"internal/jsonlex":    {nil, "the strict JSON lexer under pull's and refhost's decoders"},
+		"internal/pkgcheck":   {nil, "checks of the module's own source, standard library only"},
+		"internal/fakeserver": {nil, "a scripted TLS server for tests below conformance, standard library only"},
+		"parser/frametest":    {nil, "frames shaped like broker traffic for the parser's and the peer benchmarks"},
+
+		// Test-only packages: their files beside doc.go are tests.
+		"fuzz":        {nil, "cross-package fuzz targets (tests only)"},
+		"conformance": {nil, "tests against the pinned broker (tests only)"},
+
+		// Tools: above the core, which imports none of them.
+		"tools/broker":                {[]string{jwt, nkeys}, "runs the pinned broker with its operator and accounts; no core package"},
+		"tools/broker/brokertest":     {[]string{"tools/broker"}, "the broker for one test"},
+		"tools/broker/clustertest":    {[]string{"conn", "credential", "tools/broker"}, "a three-node cluster for tests, waited on through conn"},
+		"tools/broker/cmd/broker":     {[]string{"tools/broker"}, "the broker command"},
+		"tools/faultproxy":            {nil, "a fault-injecting TCP proxy; its Dialer fits conn's without importing it"},
+		"tools/ledger":                {[]string{"trigger"}, "the delivery ledger over the runtime's reports"},
+		"tools/validate":              {[]string{"credential", "internal/jsontree", "trigger"}, "checks configurations and credential files"},
+		"tools/validate/cmd/validate": {[]string{"tools/validate"}, "the validate command"},
+		"tools/provision": {[]string{"conn", "credential", jwt, "pull", "tools/validate", "trigger"},
+			"operator credentials and permissions derived from a validated configuration, checked against the broker"},
+		"tools/provision/cmd/provision": {[]string{"tools/provision"}, "the provision command"},
+		"tools/demo": {[]string{"conn", "credential", "pull", "tools/broker", "tools/provision", "trigger", "trigger/refhost", "wire"},
+			"the main job end to end against a broker it starts"},
+		"tools/soak": {[]string{"conn", "credential", "tools/broker", "tools/faultproxy", "tools/ledger", "tools/provision", "trigger", "trigger/refhost"},
+			"the runtime under random faults, judged by the ledger"},
+		"tools/soak/cmd/soak": {[]string{"tools/soak"}, "the soak command"},
+	}
+	if diff := cmp.Diff([]string(nil), LayerViolations(layers, ModuleImports(t))); diff != "" {
+		t.Errorf("imports outside the layers (-want +got):\n%s", diff)
+	}
+}
+
+// TestLayerViolations: a package without a layer, an import its layer does
+// not allow and a layer without a package are each reported; allowed
+// imports, also unused ones, are not.
+func TestLayerViolations(t *testing.T) {
+	layers := map[string]Layer{
+		"low":  {nil, "bottom"},
+		"mid":  {[]string{"low", "example.com/x"}, "above low"},
+		"gone": {nil, "removed"},
+	}
+	pkgs := map[string][]string{
+		"low": {"mid"},
+		"mid": {"low"},
+		"new": {},
+	}
+	want := []string{
+		"gone: layer of a package that does not exist",
+		"low: imports mid, which its layer does not allow",
+		"new: package without a layer: list its allowed imports and why",
+	}
+	if diff := cmp.Diff(want, LayerViolations(layers, pkgs)); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}
