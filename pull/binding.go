@@ -1,10 +1,14 @@
 package pull
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/latent-systems/latent-nats/acksubject"
+	"github.com/latent-systems/latent-nats/wire"
 )
 
 // Limits of a [Binding]. Each is inclusive and has a test at the limit and
@@ -25,11 +29,16 @@ const (
 	MaxBytesOverhead = 9216
 
 	// MaxNameLen is the longest stream or durable consumer name the broker
-	// accepts (JSMaxNameLen in nats-server 2.14.6), in bytes.
-	MaxNameLen = 255
+	// accepts (JSMaxNameLen in nats-server 2.14.6), in bytes: the bound of
+	// the asset-name rule acksubject owns ([acksubject.MaxNameLen]).
+	MaxNameLen = acksubject.MaxNameLen
 
-	// MaxSubjectLen bounds [Binding.FilterSubject], in bytes.
-	MaxSubjectLen = 512
+	// MaxFilterSubjectLen bounds [Binding.FilterSubject], in bytes. With it
+	// the longest MSG line a delivery can bring (this subject, a v2 ack
+	// subject naming two names of MaxNameLen bytes, a sid and a size:
+	// about 920 bytes, CRLF counted) fits in conn.MinReadCap, the smallest
+	// control-line cap a connection may have.
+	MaxFilterSubjectLen = 256
 
 	// MinAckWait and MaxAckWait bound [Binding.AckWait]. The lower bound is
 	// the smallest delivery operation timeout (100 ms) plus one second; the
@@ -57,7 +66,8 @@ type Binding struct {
 	// Consumer is the durable consumer name (same rules as Stream).
 	Consumer string
 	// FilterSubject is the consumer's one filter subject: a literal subject,
-	// no wildcard, at most [MaxSubjectLen] bytes.
+	// no wildcard, at most [MaxFilterSubjectLen] bytes (see
+	// [ValidFilterSubject]).
 	FilterSubject string
 	// PayloadCeiling is the largest payload accepted, in bytes
 	// ([MinPayloadCeiling] to [MaxPayloadCeiling]).
@@ -82,7 +92,7 @@ func (b Binding) Validate() error {
 	if err := ValidName(b.Consumer); err != nil {
 		return &BindingError{Field: "consumer", Err: err}
 	}
-	if err := validLiteralSubject(b.FilterSubject, MaxSubjectLen); err != nil {
+	if err := ValidFilterSubject(b.FilterSubject); err != nil {
 		return &BindingError{Field: "filter_subject", Err: err}
 	}
 	if b.PayloadCeiling < MinPayloadCeiling || b.PayloadCeiling > MaxPayloadCeiling {
@@ -98,73 +108,72 @@ func (b Binding) Validate() error {
 }
 
 // ValidName reports whether name is a valid stream or durable consumer name
-// by the rules of nats-server 2.14.6 (isValidAssetName and JSMaxNameLen):
-// non-empty, at most [MaxNameLen] bytes, and none of space, tab, CR, LF, FF,
-// '.', '*', '>', '\' or '/'. A dot is the dangerous one: the broker would
+// for a binding: the broker's asset-name rule ([acksubject.CheckName]:
+// non-empty, at most [MaxNameLen] bytes, none of space, tab, CR, LF, FF,
+// '.', '*', '>', '\' or '/'), and, stricter than the broker, valid UTF-8
+// with no control character (C0, DEL or C1), which no configuration of
+// this project may carry. A dot is the dangerous one: the broker would
 // split the name across ack-subject tokens, so acknowledgements would
-// silently stop matching the grant. Stricter than the server, it also
-// refuses every other control byte (0x00-0x1f, 0x7f) and invalid UTF-8,
-// which no configuration of this project may carry. The error wraps
-// [ErrInvalidName].
+// silently stop matching the grant. The error wraps [ErrInvalidName].
 func ValidName(name string) error {
+	if err := acksubject.CheckName(name); err != nil {
+		switch {
+		case errors.Is(err, acksubject.RuleEmpty):
+			return fmt.Errorf("%w: empty", ErrInvalidName)
+		case errors.Is(err, acksubject.RuleNameTooLong):
+			return fmt.Errorf("%w: longer than %d bytes", ErrInvalidName, MaxNameLen)
+		default:
+			return fmt.Errorf("%w: contains a forbidden character", ErrInvalidName)
+		}
+	}
 	switch {
-	case name == "":
-		return fmt.Errorf("%w: empty", ErrInvalidName)
-	case len(name) > MaxNameLen:
-		return fmt.Errorf("%w: longer than %d bytes", ErrInvalidName, MaxNameLen)
-	case strings.ContainsAny(name, ".*>\\/"):
-		return fmt.Errorf("%w: contains a forbidden character", ErrInvalidName)
-	case hasControlOrSpace(name):
-		return fmt.Errorf("%w: contains white space or a control byte", ErrInvalidName)
 	case !utf8.ValidString(name):
 		return fmt.Errorf("%w: invalid utf-8", ErrInvalidName)
+	case hasControlOrSpace(name):
+		return fmt.Errorf("%w: contains white space or a control byte", ErrInvalidName)
 	}
 	return nil
 }
 
-// hasControlOrSpace reports whether s holds a space or a control byte.
+// hasControlOrSpace reports whether s holds a space or a control
+// character: C0, DEL, or, encoded in UTF-8, C1 (U+0080 to U+009F).
 func hasControlOrSpace(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] == 0x7f {
+	for _, r := range s {
+		if r <= ' ' || r >= 0x7f && r < 0xa0 {
 			return true
 		}
 	}
 	return false
 }
 
-// validLiteralSubject checks a subject a client may publish to or filter on
-// exactly: dot-separated non-empty tokens, no wildcard, no space or control
-// byte, valid UTF-8, at most max bytes. '*' and '>' inside a longer token are literal
-// characters for the server, but they are refused here as well: a binding's
-// subject is never meant to look like a wildcard.
+// ValidFilterSubject checks a binding's filter subject: a subject one may
+// publish to (wire's rules: dot-separated non-empty tokens, no space or
+// control byte), and, stricter, at most [MaxFilterSubjectLen] bytes of
+// valid UTF-8 without a C1 control character or any '*' or '>'. '*' and
+// '>' inside a longer token are literal characters for the server, but
+// they are refused here as well: a binding's subject is never meant to
+// look like a wildcard. A subject within its length, of valid UTF-8
+// without white space or control bytes, that holds '*' or '>' is
+// [ErrWildcardSubject]; every error wraps [ErrInvalidSubject].
+func ValidFilterSubject(s string) error { return validLiteralSubject(s, MaxFilterSubjectLen) }
+
+// validLiteralSubject applies ValidFilterSubject's rules with the length
+// bound max.
 func validLiteralSubject(s string, max int) error {
-	if s == "" {
+	switch {
+	case s == "":
 		return fmt.Errorf("%w: empty", ErrInvalidSubject)
-	}
-	if len(s) > max {
+	case len(s) > max:
 		return fmt.Errorf("%w: longer than %d bytes", ErrInvalidSubject, max)
-	}
-	if hasControlOrSpace(s) {
-		return fmt.Errorf("%w: contains white space or a control byte", ErrInvalidSubject)
-	}
-	if !utf8.ValidString(s) {
+	case !utf8.ValidString(s):
 		return fmt.Errorf("%w: invalid utf-8", ErrInvalidSubject)
-	}
-	tokenStart := 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) {
-			switch s[i] {
-			case '*', '>':
-				return fmt.Errorf("%w: contains a wildcard", ErrInvalidSubject)
-			}
-			if s[i] != '.' {
-				continue
-			}
-		}
-		if i == tokenStart {
-			return fmt.Errorf("%w: empty token", ErrInvalidSubject)
-		}
-		tokenStart = i + 1
+	case hasControlOrSpace(s):
+		return fmt.Errorf("%w: contains white space or a control byte", ErrInvalidSubject)
+	case strings.ContainsAny(s, "*>"):
+		return ErrWildcardSubject
+	case wire.ValidPublishSubject(s) != nil:
+		// Nothing but an empty token is left for wire to refuse.
+		return fmt.Errorf("%w: empty token", ErrInvalidSubject)
 	}
 	return nil
 }

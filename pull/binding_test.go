@@ -2,9 +2,13 @@ package pull
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latent-systems/latent-nats/acksubject"
+	"github.com/latent-systems/latent-nats/conn"
 )
 
 func validBinding() Binding {
@@ -40,6 +44,8 @@ func TestBindingValidate(t *testing.T) {
 		{"consumer with NUL", func(b *Binding) { b.Consumer = "w\x00x" }, "consumer"},
 		{"consumer with DEL", func(b *Binding) { b.Consumer = "w\x7fx" }, "consumer"},
 		{"consumer invalid utf-8", func(b *Binding) { b.Consumer = "w\xffx" }, "consumer"},
+		{"consumer with C1 control", func(b *Binding) { b.Consumer = "w\u0085x" }, "consumer"},
+		{"consumer with U+00A0", func(b *Binding) { b.Consumer = "w\u00a0x" }, ""},
 		{"filter empty", func(b *Binding) { b.FilterSubject = "" }, "filter_subject"},
 		{"filter wildcard token", func(b *Binding) { b.FilterSubject = "orders.*" }, "filter_subject"},
 		{"filter full wildcard", func(b *Binding) { b.FilterSubject = "orders.>" }, "filter_subject"},
@@ -49,8 +55,10 @@ func TestBindingValidate(t *testing.T) {
 		{"filter trailing dot", func(b *Binding) { b.FilterSubject = "orders." }, "filter_subject"},
 		{"filter with space", func(b *Binding) { b.FilterSubject = "orders new" }, "filter_subject"},
 		{"filter with CR", func(b *Binding) { b.FilterSubject = "orders\rnew" }, "filter_subject"},
-		{"filter at max length", func(b *Binding) { b.FilterSubject = strings.Repeat("f", MaxSubjectLen) }, ""},
-		{"filter one past max length", func(b *Binding) { b.FilterSubject = strings.Repeat("f", MaxSubjectLen+1) }, "filter_subject"},
+		{"filter with C1 control", func(b *Binding) { b.FilterSubject = "orders.\u009bnew" }, "filter_subject"},
+		{"filter invalid utf-8", func(b *Binding) { b.FilterSubject = "orders.\xff" }, "filter_subject"},
+		{"filter at max length", func(b *Binding) { b.FilterSubject = strings.Repeat("f", MaxFilterSubjectLen) }, ""},
+		{"filter one past max length", func(b *Binding) { b.FilterSubject = strings.Repeat("f", MaxFilterSubjectLen+1) }, "filter_subject"},
 		{"ceiling at min", func(b *Binding) { b.PayloadCeiling = MinPayloadCeiling }, ""},
 		{"ceiling below min", func(b *Binding) { b.PayloadCeiling = MinPayloadCeiling - 1 }, "payload_ceiling"},
 		{"ceiling at max", func(b *Binding) { b.PayloadCeiling = MaxPayloadCeiling }, ""},
@@ -89,6 +97,44 @@ func TestValidNameMatchesSentinel(t *testing.T) {
 		if err := ValidName(name); err != nil {
 			t.Errorf("ValidName(%q) = %v, want nil", name, err)
 		}
+	}
+}
+
+// TestValidFilterSubjectWildcard: a subject whose only fault is '*' or
+// '>' is ErrWildcardSubject; any other fault is not; both match
+// ErrInvalidSubject.
+func TestValidFilterSubjectWildcard(t *testing.T) {
+	tests := []struct {
+		subject  string
+		wildcard bool
+	}{
+		{"orders.*", true},
+		{"orders.>", true},
+		{"orders.a*b", true},
+		{">", true},
+		{"orders..*", true},
+		{"orders..new", false},
+		{"orders *", false},
+		{"", false},
+		{strings.Repeat("*", MaxFilterSubjectLen+1), false},
+	}
+	for _, tt := range tests {
+		err := ValidFilterSubject(tt.subject)
+		if !errors.Is(err, ErrInvalidSubject) || errors.Is(err, ErrWildcardSubject) != tt.wildcard {
+			t.Errorf("ValidFilterSubject(%q) = %v, want wildcard %v", tt.subject, err, tt.wildcard)
+		}
+	}
+}
+
+// TestLongestDeliveryLineFitsMinReadCap: the HMSG line of a delivery on the
+// longest filter subject, with the longest v2 ack subject, a 20-digit sid
+// and the largest sizes of a binding, fits the smallest control-line cap
+// a connection accepts.
+func TestLongestDeliveryLineFitsMinReadCap(t *testing.T) {
+	sizes := " " + strconv.Itoa(8<<10) + " " + strconv.Itoa(8<<10+MaxPayloadCeiling)
+	n := len("HMSG ") + MaxFilterSubjectLen + len(" ") + 20 + len(" ") + acksubject.MaxLen + len(sizes) + len("\r\n")
+	if n > conn.MinReadCap {
+		t.Errorf("longest delivery line is %d bytes, over conn.MinReadCap %d", n, conn.MinReadCap)
 	}
 }
 

@@ -8,8 +8,10 @@
 //
 // # Contents
 //
-//   - binding.go: [Binding], its limits and [ValidName] (the server's
-//     asset-name rule).
+//   - binding.go: [Binding], its limits, [ValidName] (the broker's
+//     asset-name rule, which acksubject owns, narrowed to configuration
+//     text) and [ValidFilterSubject] (wire's subject rule, literal and
+//     bounded).
 //   - consumer.go: [Consumer], [Requester] and the operations
 //     [Consumer.Inspect], [Consumer.Next] and [Consumer.Ack].
 //   - scratch.go: [Scratch], the working memory Consumers that are used

@@ -2,6 +2,7 @@ package pull
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -17,6 +18,10 @@ var (
 	// ErrInvalidSubject: a filter subject or inbox prefix is not a literal
 	// subject.
 	ErrInvalidSubject = errors.New("pull: invalid subject")
+	// ErrWildcardSubject: a filter subject or inbox prefix within its
+	// length, of valid UTF-8 and without white space or control bytes,
+	// holds '*' or '>'. It matches ErrInvalidSubject.
+	ErrWildcardSubject = fmt.Errorf("%w: holds '*' or '>'", ErrInvalidSubject)
 
 	// ErrInfoTooLarge: the consumer-info reply exceeds MaxInfoSize.
 	ErrInfoTooLarge = errors.New("pull: consumer info reply too large")

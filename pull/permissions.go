@@ -3,6 +3,8 @@ package pull
 import (
 	"fmt"
 	"slices"
+
+	"github.com/latent-systems/latent-nats/conn"
 )
 
 // Subject prefixes of the JetStream API a binding uses.
@@ -14,10 +16,6 @@ const (
 	// ack subject form.
 	ackV2Wildcard = "*.*."
 )
-
-// MaxInboxPrefixLen bounds the inbox prefix given to DerivePermissions, in
-// bytes.
-const MaxInboxPrefixLen = 128
 
 // InfoSubject returns $JS.API.CONSUMER.INFO.<stream>.<consumer>.
 func (b Binding) InfoSubject() string { return infoSubjectPrefix + b.Stream + "." + b.Consumer }
@@ -40,11 +38,17 @@ type Permissions struct {
 
 // DerivePermissions returns the permissions for a connection whose private
 // inbox is inboxPrefix and which serves bindings. Each binding is validated;
-// the inbox prefix must be a literal subject of at most MaxInboxPrefixLen
-// bytes. A JetStream domain is not needed: the broker checks permissions
-// against the $JS.API form after mapping a domain prefix.
+// the inbox prefix must be one a connection accepts
+// ([conn.ValidInboxPrefix]: at most [conn.MaxInboxPrefixLen] bytes) and,
+// stricter, a literal subject by [ValidFilterSubject]'s rules (no '*' or
+// '>' anywhere). A JetStream domain is not needed: the broker checks
+// permissions against the $JS.API form after mapping a domain prefix.
 func DerivePermissions(inboxPrefix string, bindings ...Binding) (Permissions, error) {
-	if err := validLiteralSubject(inboxPrefix, MaxInboxPrefixLen); err != nil {
+	if conn.ValidInboxPrefix(inboxPrefix) != nil {
+		return Permissions{}, &BindingError{Field: "inbox_prefix", Err: fmt.Errorf(
+			"%w: not an inbox prefix a connection accepts (a subject of at most %d bytes)", ErrInvalidSubject, conn.MaxInboxPrefixLen)}
+	}
+	if err := validLiteralSubject(inboxPrefix, conn.MaxInboxPrefixLen); err != nil {
 		return Permissions{}, &BindingError{Field: "inbox_prefix", Err: err}
 	}
 	if len(bindings) == 0 {

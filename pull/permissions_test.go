@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/conn"
 )
 
 func TestDerivePermissions(t *testing.T) {
@@ -63,8 +64,9 @@ func TestDerivePermissionsRefuses(t *testing.T) {
 		{"empty prefix", "", []Binding{validBinding()}, "inbox_prefix"},
 		{"wildcard prefix", "_INBOX.*", []Binding{validBinding()}, "inbox_prefix"},
 		{"full wildcard prefix", "_INBOX.>", []Binding{validBinding()}, "inbox_prefix"},
-		{"prefix at max", strings.Repeat("p", MaxInboxPrefixLen), []Binding{validBinding()}, ""},
-		{"prefix past max", strings.Repeat("p", MaxInboxPrefixLen+1), []Binding{validBinding()}, "inbox_prefix"},
+		{"prefix at max", strings.Repeat("p", conn.MaxInboxPrefixLen), []Binding{validBinding()}, ""},
+		{"prefix past max", strings.Repeat("p", conn.MaxInboxPrefixLen+1), []Binding{validBinding()}, "inbox_prefix"},
+		{"star inside a prefix token", "_INBOX.a*b", []Binding{validBinding()}, "inbox_prefix"},
 		{"no bindings", "_INBOX", nil, "bindings"},
 		{"dotted consumer", "_INBOX", []Binding{dotted}, "consumer"},
 	}
