@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -43,6 +44,11 @@ type options struct {
 	// nodes (broker.MinClusterSize to broker.MaxClusterSize) instead of
 	// one broker; Keep is refused with it.
 	Cluster int
+	// Verbose writes the runtime's log (trigger.PoolConfig.Logger: state
+	// changes such as connections dialled and lost, dial backoff, profile
+	// mismatches, uncertain and late acknowledgements, exhaustion) among
+	// the progress lines, each line after "  log ".
+	Verbose bool
 	// KeepReady, when not nil, is called in Keep mode once the broker's
 	// access files are written and described, before waiting for ctx.
 	KeepReady func(access)
@@ -152,7 +158,7 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 		return sum, err
 	}
 
-	sum, err = runScenario(ctx, w, sc, cfg, users, pub, opts.Deadline)
+	sum, err = runScenario(ctx, w, sc, cfg, users, pub, opts.Deadline, opts.Verbose)
 	if err != nil {
 		return sum, err
 	}
@@ -187,14 +193,23 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 // runScenario installs the configuration, runs the runtime with the
 // reference host until the events settle or the deadline passes, and stops
 // and closes everything it made, returning the counts and what was left
-// held.
-func runScenario(ctx context.Context, w io.Writer, sc scenario, cfg trigger.Config, users []tenantCreds, pub []published, limit time.Duration) (summary, error) {
+// held. With verbose, the runtime's log is written among the progress
+// lines.
+func runScenario(ctx context.Context, w io.Writer, sc scenario, cfg trigger.Config, users []tenantCreds, pub []published, limit time.Duration, verbose bool) (summary, error) {
 	var sum summary
 	host, err := sc.newHost()
 	if err != nil {
 		return sum, err
 	}
-	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
+	pc := trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()}
+	if verbose {
+		// The runtime logs on its own goroutine while this one writes
+		// progress lines: both go through one lock, a line at a time.
+		lw := &lockedWriter{w: w}
+		w = lw
+		pc.Logger = slog.New(slog.NewTextHandler(&logLines{lw}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	pools, err := trigger.NewPools(pc)
 	if err != nil {
 		return sum, err
 	}

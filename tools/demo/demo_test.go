@@ -55,7 +55,7 @@ func TestDemo(t *testing.T) {
 	var out bytes.Buffer
 	goroutines := runtime.NumGoroutine()
 	start := time.Now()
-	sum, err := demo(t.Context(), &out, options{Deadline: testDeadline, Dir: dir})
+	sum, err := demo(t.Context(), &out, options{Deadline: testDeadline, Dir: dir, Verbose: true})
 	t.Logf("demo took %v", time.Since(start))
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
@@ -94,6 +94,48 @@ func TestDemo(t *testing.T) {
 	}
 	assertNoPayload(t, out.String())
 	assertRemoved(t, dir)
+	assertLogged(t, out.String())
+}
+
+// assertLogged checks the runtime's log that -v writes: the installation,
+// a connection per tenant and the exhausted delivery of the scenario, each
+// a line after "  log " with the fixed message and its attributes, and
+// nothing logged per visit (fewer lines than the scenario has events).
+func assertLogged(t *testing.T, out string) {
+	t.Helper()
+	var lines []string
+	for l := range strings.Lines(out) {
+		if rest, ok := strings.CutPrefix(l, "  log "); ok {
+			lines = append(lines, rest)
+		}
+	}
+	count := func(msg string) int {
+		n := 0
+		for _, l := range lines {
+			if strings.Contains(l, `msg="`+msg+`"`) {
+				n++
+			}
+		}
+		return n
+	}
+	sc := newScenario()
+	tenants := map[string]bool{}
+	for _, b := range sc.Bindings {
+		tenants[b.Tenant] = true
+	}
+	if n := count(trigger.LogInstalled); n != 1 {
+		t.Errorf("%d lines %q, want 1", n, trigger.LogInstalled)
+	}
+	if n := count(trigger.LogDialled); n < len(tenants) {
+		t.Errorf("%d lines %q, want at least one per tenant (%d)", n, trigger.LogDialled, len(tenants))
+	}
+	if n := count(trigger.LogExhausted); n != 1 {
+		t.Errorf("%d lines %q, want the scenario's one exhausted delivery", n, trigger.LogExhausted)
+	}
+	if len(lines) >= len(sc.Events) {
+		t.Errorf("%d log lines for %d events: the log is not per visit", len(lines), len(sc.Events))
+	}
+	t.Logf("log:\n%s", strings.Join(lines, ""))
 }
 
 // TestDemoKeep runs the demo with -keep: the files it describes let the

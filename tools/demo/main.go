@@ -67,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: demo [-keep] [-deadline D] [-cluster N]")
+		fmt.Fprintln(stderr, "usage: demo [-keep] [-deadline D] [-cluster N] [-v]")
 		fmt.Fprintln(stderr, "Starts the pinned broker, provisions it, publishes events, runs the trigger runtime")
 		fmt.Fprintln(stderr, "with the reference host and checks every outcome; exit 0 only if all are as expected.")
 		fs.PrintDefaults()
@@ -77,6 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&opts.Deadline, "deadline", DefaultDeadline, fmt.Sprintf("bound of the runtime phase, %v to %v", MinDeadline, MaxDeadline))
 	fs.IntVar(&opts.Cluster, "cluster", 0, fmt.Sprintf("run on a cluster of N nodes (%d to %d; R3 streams and consumers on 3 or more), each tenant pinned to its own node; 0: one broker",
 		broker.MinClusterSize, broker.MaxClusterSize))
+	fs.BoolVar(&opts.Verbose, "v", false, "write the runtime's log (its state changes: connections, backoff, mismatches, uncertain acks, exhaustion) among the progress lines")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/latent-systems/latent-nats/trigger"
@@ -284,4 +285,30 @@ func settledOf(rows []row, perBinding []uint64) uint64 {
 		n += s
 	}
 	return n
+}
+
+// lockedWriter serialises the writes of the demo's progress lines and of
+// the runtime's log, which come from two goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// logLines writes each record of the runtime's log (slog writes one record
+// a call) after "  log ", through the same lock as the progress lines.
+type logLines struct{ lw *lockedWriter }
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.lw.mu.Lock()
+	defer l.lw.mu.Unlock()
+	if _, err := io.WriteString(l.lw.w, "  log "); err != nil {
+		return 0, err
+	}
+	return l.lw.w.Write(p)
 }

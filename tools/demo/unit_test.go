@@ -259,6 +259,7 @@ func TestParseFlags(t *testing.T) {
 		{"cluster of one", []string{"-cluster", "1"}, options{}, errUsage},
 		{"cluster of six", []string{"-cluster", "6"}, options{}, errUsage},
 		{"cluster kept", []string{"-cluster", "3", "-keep"}, options{}, errUsage},
+		{"verbose", []string{"-v"}, options{Deadline: DefaultDeadline, Verbose: true}, nil},
 		{"argument", []string{"extra"}, options{}, errUsage},
 		{"help", []string{"-h"}, options{}, flag.ErrHelp},
 	}
