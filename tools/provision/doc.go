@@ -22,6 +22,8 @@
 //   - result.go: Result, Report and its text form.
 //   - publish.go: Publish with a verified JetStream acknowledgement.
 //   - permissions.go: DerivePermissions per tenant and WritePermissions.
+//   - scope.go: Scope and ScopeRole, the permissions as a scoped signing
+//     key's template, and the nsc commands.
 //   - main.go: Main, the provision command (cmd/provision).
 //   - errors.go: sentinels and APIError.
 //
@@ -86,6 +88,14 @@
 // configuration (FormatServer) or as JSON in the form of user JWT claims for
 // account tooling (FormatJSON, AccountDocument).
 //
+// A user JWT that carries the grants grows with the bindings, and the
+// broker reads at most max_control_line bytes of the CONNECT that carries
+// it. For a tenant with more bindings than fit, the same exact grants go
+// into the scope of a signing key of the tenant's account (Scope, role
+// ScopeRole(tenant)); the runtime's user is signed by that key and carries
+// none. FormatJSON writes that scope beside each tenant's grants, and
+// FormatNSC writes the nsc commands that create it and sign the user.
+//
 // # Publishing
 //
 // Client.Publish stores one message through JetStream and returns the
@@ -94,9 +104,9 @@
 //
 // # The command
 //
-//	provision -config FILE -credentials FILE [-assert] [-permissions server|json|none]
+//	provision -config FILE -credentials FILE [-assert] [-permissions server|json|nsc|none]
 //	          [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-replicas N] [-timeout D]
-//	provision -config FILE -permissions-only [-permissions server|json]
+//	provision -config FILE -permissions-only [-permissions server|json|nsc]
 //
 // The credentials file has the format of package validate, naming for each
 // tenant a secret allowed to manage streams and consumers. Inputs are

@@ -26,9 +26,9 @@ const (
 const permissionsNone = "none"
 
 // usage is the command's synopsis.
-const usage = `usage: provision -config FILE -credentials FILE [-assert] [-permissions server|json|none]
+const usage = `usage: provision -config FILE -credentials FILE [-assert] [-permissions server|json|nsc|none]
                  [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-replicas N] [-timeout D]
-       provision -config FILE -permissions-only [-permissions server|json]`
+       provision -config FILE -permissions-only [-permissions server|json|nsc]`
 
 // Main runs the provision command with args (without the program name) and
 // returns its exit code. ctx bounds the whole run (each dial and request is
@@ -56,7 +56,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	configPath := fs.String("config", "", "trigger configuration JSON (required)")
 	credsPath := fs.String("credentials", "", "credentials file naming each tenant's management secret (required unless -permissions-only)")
 	assert := fs.Bool("assert", false, "create nothing: only check that every stream and consumer exists as required")
-	permsFormat := fs.String("permissions", FormatServer.String(), "format of the runtime's permissions on stdout: server, json or none")
+	permsFormat := fs.String("permissions", FormatServer.String(), "format of the runtime's permissions on stdout: server, json (with the scope of a signing key), nsc (scoped signing key commands) or none")
 	permsOnly := fs.Bool("permissions-only", false, "only derive and write the permissions; no credentials, no broker")
 	retention := fs.String("retention", defaults.Stream.Retention.String(), "retention of the streams created: workqueue or limits")
 	maxMsgs := fs.Int64("max-msgs", defaults.Stream.MaxMsgs, "max_msgs of the streams created (-1: none of their own)")

@@ -73,17 +73,26 @@ const (
 	// FormatJSON is one JSON document (AccountDocument) for account
 	// tooling: per tenant the permissions in the form of a user JWT's
 	// claims ("pub"/"sub" allow lists), as github.com/nats-io/jwt/v2
-	// encodes them.
+	// encodes them, and beside them the same permissions as the user
+	// scope of a signing key of the tenant's account (Scope).
 	FormatJSON
+	// FormatNSC is a shell script of nsc commands (operator mode): per
+	// tenant, `nsc edit signing-key` giving a signing key of the tenant's
+	// account the role ScopeRole(tenant) with the permissions as its
+	// scope, and `nsc add user` signing the runtime's user with that role,
+	// its JWT free of permissions (Scope says why).
+	FormatNSC
 )
 
-// String returns "server" or "json".
+// String returns "server", "json" or "nsc".
 func (f Format) String() string {
 	switch f {
 	case FormatServer:
 		return "server"
 	case FormatJSON:
 		return "json"
+	case FormatNSC:
+		return "nsc"
 	default:
 		return "Format(" + strconv.Itoa(int(f)) + ")"
 	}
@@ -91,12 +100,12 @@ func (f Format) String() string {
 
 // ParseFormat returns the Format named s.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range []Format{FormatServer, FormatJSON} {
+	for _, f := range []Format{FormatServer, FormatJSON, FormatNSC} {
 		if f.String() == s {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: permissions format must be server or json", ErrInvalidOptions)
+	return 0, fmt.Errorf("%w: permissions format must be server, json or nsc", ErrInvalidOptions)
 }
 
 // AccountDocument is what FormatJSON writes.
@@ -115,6 +124,10 @@ type AccountUser struct {
 	Bindings    []string `json:"bindings"`
 	// Permissions are the user JWT's permissions claims.
 	Permissions jwt.Permissions `json:"permissions"`
+	// Scope holds the same permissions as the user scope of a signing key
+	// of the tenant's account (Scope; its "key" is empty), for a user JWT
+	// that carries none.
+	Scope *jwt.UserScope `json:"scope"`
 }
 
 // WritePermissions writes ps in format f.
@@ -143,6 +156,7 @@ func WritePermissions(w io.Writer, f Format, ps []TenantPermissions) error {
 					Pub: jwt.Permission{Allow: jwt.StringList(p.Permissions.Publish)},
 					Sub: jwt.Permission{Allow: jwt.StringList(p.Permissions.Subscribe)},
 				},
+				Scope: Scope(p),
 			})
 		}
 		enc := json.NewEncoder(&b)
@@ -151,6 +165,8 @@ func WritePermissions(w io.Writer, f Format, ps []TenantPermissions) error {
 		if err := enc.Encode(doc); err != nil {
 			return fmt.Errorf("provision: encoding permissions: %w", err)
 		}
+	case FormatNSC:
+		writeNSC(&b, ps)
 	default:
 		return fmt.Errorf("%w: permissions format", ErrInvalidOptions)
 	}

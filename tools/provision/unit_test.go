@@ -344,6 +344,7 @@ func TestEnums(t *testing.T) {
 		{Retention(0).String(), "Retention(0)"},
 		{FormatServer.String(), "server"},
 		{FormatJSON.String(), "json"},
+		{FormatNSC.String(), "nsc"},
 		{Format(0).String(), "Format(0)"},
 	}
 	for _, tc := range tests {
@@ -361,7 +362,7 @@ func TestEnums(t *testing.T) {
 			t.Errorf("ParseRetention(%q) = %v, %v", s, r, err)
 		}
 	}
-	for _, s := range []string{"server", "json"} {
+	for _, s := range []string{"server", "json", "nsc"} {
 		if f, err := ParseFormat(s); err != nil || f.String() != s {
 			t.Errorf("ParseFormat(%q) = %v, %v", s, f, err)
 		}
@@ -371,6 +372,20 @@ func TestEnums(t *testing.T) {
 	}
 	if _, err := ParseFormat("yaml"); !errors.Is(err, ErrInvalidOptions) {
 		t.Errorf("ParseFormat(yaml) = %v, want ErrInvalidOptions", err)
+	}
+}
+
+// TestShellQuote: a quoted word is one literal shell word, a single quote
+// in it included.
+func TestShellQuote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"$JS.ACK.*.*.S.C.>", `'$JS.ACK.*.*.S.C.>'`},
+		{"a'b", `'a'\''b'`},
+		{"", "''"},
+	} {
+		if got := shellQuote(tc.in); got != tc.want {
+			t.Errorf("shellQuote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
 	}
 }
 
@@ -497,8 +512,9 @@ func TestDerivePermissions(t *testing.T) {
 	}
 }
 
-// TestWritePermissions pins both formats: each tenant's own inbox prefix
-// and subscribe permission, nothing account-wide.
+// TestWritePermissions pins every format: each tenant's own inbox prefix
+// and subscribe permission, nothing account-wide; the JSON's scope and the
+// nsc commands hold exactly the grants.
 func TestWritePermissions(t *testing.T) {
 	ps, err := DerivePermissions(permsConfig(t))
 	if err != nil {
@@ -548,6 +564,54 @@ func TestWritePermissions(t *testing.T) {
 	want := []user{{"acme", "_INBOX.acme", []string{"_INBOX.acme.>"}}, {"acme.eu", "_INBOX.acme~eu", []string{"_INBOX.acme~eu.>"}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("json format (-want +got):\n%s", diff)
+	}
+	// Beside each tenant's grants, the same grants as a signing key's
+	// user scope, as jwt/v2 encodes it in an account JWT.
+	for i, u := range doc.Tenants {
+		if u.Scope == nil {
+			t.Fatalf("tenant %s: no scope", u.Tenant)
+		}
+		if diff := cmp.Diff(Scope(ps[i]), u.Scope); diff != "" {
+			t.Errorf("tenant %s scope (-want +got):\n%s", u.Tenant, diff)
+		}
+		if diff := cmp.Diff(u.Permissions, u.Scope.Template.Permissions); diff != "" {
+			t.Errorf("tenant %s: scope template differs from the grants (-grants +template):\n%s", u.Tenant, diff)
+		}
+	}
+	if !strings.Contains(js.String(), `"kind": "user_scope"`) || !strings.Contains(js.String(), `"role": "latent-trigger-acme.eu"`) {
+		t.Errorf("json format lacks the scope's kind or role:\n%s", js.String())
+	}
+
+	var nsc bytes.Buffer
+	if err := WritePermissions(&nsc, FormatNSC, ps); err != nil {
+		t.Fatal(err)
+	}
+	var acmeArgs strings.Builder
+	for _, s := range ps[0].Permissions.Publish {
+		acmeArgs.WriteString(" \\\n  --allow-pub '" + s + "'")
+	}
+	wantNSC := "# The trigger runtime's user on each tenant's broker, signed by a scoped signing\n" +
+		"# key of the tenant's account: the key's scope holds the permissions and the\n" +
+		"# user JWT none, so its CONNECT stays small whatever the number of bindings.\n" +
+		"# Per tenant set ACCOUNT to its account and SK to a signing key of it\n" +
+		"# (nsc edit account --name \"$ACCOUNT\" --sk generate prints one).\n" +
+		"# tenant \"acme\", provider \"p1\", 127.0.0.1:4222, inbox prefix \"_INBOX.acme\", bindings: b0, b2\n" +
+		"nsc edit signing-key --account \"$ACCOUNT\" --sk \"$SK\" --role 'latent-trigger-acme'" + acmeArgs.String() +
+		" \\\n  --allow-sub '_INBOX.acme.>'\n" +
+		"nsc add user --account \"$ACCOUNT\" --name 'latent-trigger-acme' -K 'latent-trigger-acme'\n" +
+		"# tenant \"acme.eu\", provider \"p2\", 127.0.0.1:4222, inbox prefix \"_INBOX.acme~eu\", bindings: b1\n" +
+		"nsc edit signing-key --account \"$ACCOUNT\" --sk \"$SK\" --role 'latent-trigger-acme.eu'" +
+		" \\\n  --allow-pub '$JS.ACK.*.*.S.c1.>'" +
+		" \\\n  --allow-pub '$JS.ACK.S.c1.>'" +
+		" \\\n  --allow-pub '$JS.API.CONSUMER.INFO.S.c1'" +
+		" \\\n  --allow-pub '$JS.API.CONSUMER.MSG.NEXT.S.c1'" +
+		" \\\n  --allow-sub '_INBOX.acme~eu.>'\n" +
+		"nsc add user --account \"$ACCOUNT\" --name 'latent-trigger-acme.eu' -K 'latent-trigger-acme.eu'\n"
+	if diff := cmp.Diff(wantNSC, nsc.String()); diff != "" {
+		t.Errorf("nsc format (-want +got):\n%s", diff)
+	}
+	if len(ps[0].Permissions.Publish) != 8 {
+		t.Errorf("acme publishes %d subjects, want 8 (four per binding)", len(ps[0].Permissions.Publish))
 	}
 
 	if err := WritePermissions(&js, Format(0), ps); !errors.Is(err, ErrInvalidOptions) {
