@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/latent-systems/latent-nats/internal/jsonlex"
 )
 
 // Decode reads payload as the signature's argument array (see the package
@@ -112,16 +114,7 @@ func renderPath(path []step) string {
 }
 
 // space skips JSON whitespace.
-func (d *decoder) space() {
-	for d.pos < len(d.in) {
-		switch d.in[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
-		}
-	}
-}
+func (d *decoder) space() { d.pos = jsonlex.Space(d.in, d.pos) }
 
 // peek reports whether the next byte is c.
 func (d *decoder) peek(c byte) bool { return d.pos < len(d.in) && d.in[d.pos] == c }
@@ -134,10 +127,10 @@ func (d *decoder) mismatch() error {
 	if d.pos < len(d.in) {
 		rest := d.in[d.pos:]
 		switch c := rest[0]; {
-		case c == '{', c == '[', c == '"', c == '-', c >= '0' && c <= '9',
-			bytes.HasPrefix(rest, []byte("true")),
-			bytes.HasPrefix(rest, []byte("false")),
-			bytes.HasPrefix(rest, []byte("null")):
+		case c == '{', c == '[', c == '"', jsonlex.NumberStart(c),
+			jsonlex.Literal(rest, 0, "true"),
+			jsonlex.Literal(rest, 0, "false"),
+			jsonlex.Literal(rest, 0, "null"):
 			return d.fail(RuleWrongType)
 		}
 	}
@@ -146,7 +139,7 @@ func (d *decoder) mismatch() error {
 
 // literal consumes the literal lit ("true", "false", "null").
 func (d *decoder) literal(lit string) error {
-	if !bytes.HasPrefix(d.in[d.pos:], []byte(lit)) {
+	if !jsonlex.Literal(d.in, d.pos, lit) {
 		return d.fail(RuleSyntax)
 	}
 	d.pos += len(lit)
@@ -200,8 +193,43 @@ func (d *decoder) value(t *Type) (any, error) {
 }
 
 // peekNumber reports whether a number starts here.
-func (d *decoder) peekNumber() bool {
-	return d.pos < len(d.in) && (d.in[d.pos] == '-' || d.in[d.pos] >= '0' && d.in[d.pos] <= '9')
+func (d *decoder) peekNumber() bool { return d.pos < len(d.in) && jsonlex.NumberStart(d.in[d.pos]) }
+
+// lexFail returns the error for a jsonlex fault at off: RuleInvalidUTF8
+// for invalid UTF-8 or an unpaired surrogate escape, RuleSyntax for any
+// other.
+func (d *decoder) lexFail(off int, err error) error {
+	if err == jsonlex.ErrUTF8 {
+		return d.failAt(off, RuleInvalidUTF8)
+	}
+	return d.failAt(off, RuleSyntax)
+}
+
+// number reads a JSON number and returns its text (aliasing the input) and
+// whether it has a fraction or an exponent.
+func (d *decoder) number() (tok []byte, frac, exp bool, err error) {
+	end, frac, exp, err := jsonlex.Number(d.in, d.pos)
+	if err != nil {
+		return nil, false, false, d.lexFail(end, err)
+	}
+	tok = d.in[d.pos:end:end]
+	d.pos = end
+	return tok, frac, exp, nil
+}
+
+// str reads a JSON string at d.pos (which holds '"') and returns its
+// decoded bytes. Without escapes the result aliases the input; callers
+// copy what they keep.
+func (d *decoder) str() ([]byte, error) {
+	raw, esc, end, err := jsonlex.String(d.in, d.pos)
+	if err != nil {
+		return nil, d.lexFail(end, err)
+	}
+	d.pos = end
+	if !esc {
+		return raw, nil
+	}
+	return jsonlex.AppendUnescaped(make([]byte, 0, len(raw)), raw), nil
 }
 
 // intRange is the magnitude bound of each integer kind: the largest
@@ -237,20 +265,9 @@ func (d *decoder) integer(k Kind) (any, error) {
 	if frac || exp || string(tok) == "-0" {
 		return nil, d.failAt(start, RuleNotInteger)
 	}
-	neg := tok[0] == '-'
-	if neg {
-		tok = tok[1:]
-	}
-	var mag uint64
-	for _, c := range tok {
-		dg := uint64(c - '0')
-		if mag > (math.MaxUint64-dg)/10 {
-			return nil, d.failAt(start, RuleOutOfRange)
-		}
-		mag = mag*10 + dg
-	}
+	neg, mag, ok := jsonlex.Integer(tok)
 	maxPos, maxNeg := intRange(k)
-	if neg && mag > maxNeg || !neg && mag > maxPos {
+	if !ok || neg && mag > maxNeg || !neg && mag > maxPos {
 		return nil, d.failAt(start, RuleOutOfRange)
 	}
 	var v int64

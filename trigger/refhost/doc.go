@@ -16,7 +16,8 @@
 //   - value.go: the Go values of each kind (OptionValue, VariantValue,
 //     ResultValue).
 //   - signature.go: Signature, a function's validated parameter list.
-//   - decode.go, decode_scan.go: Signature.Decode, the strict decoder.
+//   - decode.go: Signature.Decode, the strict decoder, over the lexer of
+//     internal/jsonlex.
 //   - encode.go: Signature.Append, the canonical encoder.
 //   - host.go, catalog.go, inbound.go, stats.go: the Host.
 //   - errors.go: sentinels, Rule, TypeRule, ArgumentError, TypeError and the

@@ -13,11 +13,14 @@ import (
 // TestPackageDoc requires doc.go to open with the package's sentence.
 func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package refhost owns ") }
 
-// TestImports: the standard library and package trigger, nothing else.
+// TestImports: the standard library, package trigger and the JSON lexer,
+// nothing else.
 func TestImports(t *testing.T) {
-	outside := pkgcheck.OutsideImports(t, "github.com/latent-systems/latent-nats/trigger")
+	outside := pkgcheck.OutsideImports(t,
+		"github.com/latent-systems/latent-nats/trigger",
+		"github.com/latent-systems/latent-nats/internal/jsonlex")
 	if diff := cmp.Diff([]string(nil), outside); diff != "" {
-		t.Errorf("imports outside the standard library and trigger (-want +got):\n%s", diff)
+		t.Errorf("imports outside the standard library, trigger and jsonlex (-want +got):\n%s", diff)
 	}
 }
 
