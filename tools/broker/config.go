@@ -95,6 +95,9 @@ func renderConfig(in configInput) []byte {
 	if v, _ := o.syncInterval(); v != "" {
 		p("  sync_interval: %s", quote(v))
 	}
+	if o.JetStreamDomain != "" {
+		p("  domain: %s", quote(o.JetStreamDomain))
+	}
 	p("}")
 	if o.LameDuckDuration > 0 {
 		p("lame_duck_duration: %s", quote(o.LameDuckDuration.String()))

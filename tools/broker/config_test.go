@@ -27,6 +27,7 @@ func TestRenderConfig(t *testing.T) {
 		{"tls timeout", Options{TLSTimeout: 1500 * time.Millisecond}, -1, []string{`  timeout: "1.5s"`}},
 		{"file store", Options{MaxFileStore: 1 << 20}, -1, []string{"  max_file_store: 1048576", "  max_memory_store: 268435456"}},
 		{"extra", Options{Extra: "feature_flags { js_ack_fc_v2: true }"}, -1, []string{"feature_flags { js_ack_fc_v2: true }"}},
+		{"domain", Options{JetStreamDomain: "hub"}, -1, []string{`  domain: "hub"`}},
 		{"lame duck", Options{LameDuckDuration: MinLameDuckDuration, LameDuckGracePeriod: 1500 * time.Millisecond}, -1, []string{
 			`lame_duck_duration: "30s"`,
 			`lame_duck_grace_period: "1.5s"`,

@@ -183,6 +183,12 @@ type Options struct {
 	// the lame duck duration in effect, as the server requires (server.go,
 	// validateOptions). A short one (a second) makes a short lame duck.
 	LameDuckGracePeriod time.Duration
+	// JetStreamDomain is the server's JetStream domain (`domain` in its
+	// jetstream block); empty means none. Letters, digits, '-' and '_',
+	// at most MaxTenantNameLen bytes (the tenant-name rule). With the v2
+	// ack format (`feature_flags { js_ack_fc_v2: true }` in Extra) its
+	// ack subjects name it.
+	JetStreamDomain string
 	// Extra is appended verbatim to the server configuration, for example
 	// `feature_flags { js_ack_fc_v2: true }`, `max_control_line: 1024`,
 	// `max_payload: 65536` or `ping_interval: "1s"`. At most [MaxExtraLen]
@@ -303,6 +309,9 @@ func (o Options) validate() error {
 	}
 	if err := validateSigningKeys(o.SigningKeys, o.Tenants); err != nil {
 		return err
+	}
+	if o.JetStreamDomain != "" && !validTenant(o.JetStreamDomain) {
+		return &OptionError{Field: "JetStreamDomain"}
 	}
 	if _, ok := o.syncInterval(); !ok {
 		return &OptionError{Field: "SyncInterval"}
