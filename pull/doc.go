@@ -17,8 +17,9 @@
 //   - scratch.go: [Scratch], the working memory Consumers that are used
 //     one at a time can share.
 //   - info.go, jsonscan.go: the strict, allocation-free decoding of the
-//     consumer-info reply, capped at [MaxInfoSize]; [Pending] and
-//     [Pending.Empty].
+//     consumer-info reply, capped at [MaxInfoSize], over the lexer of
+//     internal/jsonlex (invalid UTF-8 and unpaired surrogate escapes
+//     refused); [Pending] and [Pending.Empty].
 //   - profile.go: the profile check and [Mismatch].
 //   - next.go: the pull request body, the classification of its reply and
 //     [Delivery].

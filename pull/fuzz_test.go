@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/latent-systems/latent-nats/internal/jsonlex"
 )
 
 // refInfo is the reference decoding with encoding/json of the fields the
@@ -110,8 +112,8 @@ func checkStr(t *testing.T, field string, v jstr, want string) {
 	if got != want || !utf8.ValidString(got) {
 		t.Fatalf("%s = %q, encoding/json %q", field, got, want)
 	}
-	if v.present && !jsonStringEqual(v.raw, v.esc, want) {
-		t.Fatalf("%s: jsonStringEqual disagrees with decodeString", field)
+	if v.present && !jsonlex.Equal(v.raw, v.esc, want) {
+		t.Fatalf("%s: jsonlex.Equal disagrees with decodeString", field)
 	}
 }
 

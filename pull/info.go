@@ -3,6 +3,8 @@ package pull
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/latent-systems/latent-nats/internal/jsonlex"
 )
 
 // MaxInfoSize caps the consumer-info reply body, in bytes. A reply for a
@@ -246,7 +248,7 @@ func fieldIndex(raw []byte, esc, config bool) int {
 	if esc {
 		n := 0
 		for i := 0; i < len(raw); {
-			r, m := rawRune(raw, i)
+			r, m := jsonlex.Rune(raw, i)
 			if n+utf8.RuneLen(r) > len(buf) {
 				return -1
 			}
@@ -269,7 +271,7 @@ type jstr struct {
 	present bool
 }
 
-func (v jstr) equal(want string) bool { return v.present && jsonStringEqual(v.raw, v.esc, want) }
+func (v jstr) equal(want string) bool { return v.present && jsonlex.Equal(v.raw, v.esc, want) }
 
 // got renders the value for a mismatch report.
 func (v jstr) got() string {
@@ -446,13 +448,13 @@ func (ci *consumerInfo) decodeError(s *jscan) error {
 		}
 		var f uint8
 		switch {
-		case jsonStringEqual(raw, esc, "code"):
+		case jsonlex.Equal(raw, esc, "code"):
 			f = 1
 			ci.code, err = s.integer()
-		case jsonStringEqual(raw, esc, "err_code"):
+		case jsonlex.Equal(raw, esc, "err_code"):
 			f = 2
 			ci.errCode, err = s.integer()
-		case jsonStringEqual(raw, esc, "description"):
+		case jsonlex.Equal(raw, esc, "description"):
 			f = 4
 			_, _, err = s.str()
 		default:
@@ -494,13 +496,13 @@ func (s *jscan) sequenceInfo() error {
 		}
 		var f uint8
 		switch {
-		case jsonStringEqual(raw, esc, "consumer_seq"):
+		case jsonlex.Equal(raw, esc, "consumer_seq"):
 			f = 1
 			_, err = s.unsigned()
-		case jsonStringEqual(raw, esc, "stream_seq"):
+		case jsonlex.Equal(raw, esc, "stream_seq"):
 			f = 2
 			_, err = s.unsigned()
-		case jsonStringEqual(raw, esc, "last_active"):
+		case jsonlex.Equal(raw, esc, "last_active"):
 			f = 4
 			_, _, err = s.str()
 		default:

@@ -233,27 +233,3 @@ func TestUnknownFieldsDoNotAllocate(t *testing.T) {
 		t.Errorf("decode and check allocate %v times, want 0", allocs)
 	}
 }
-
-// TestRawStringsEqual compares raw keys with and without escapes.
-func TestRawStringsEqual(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want bool
-	}{
-		{`abc`, `abc`, true},
-		{`abc`, `abd`, false},
-		{`abc`, `ab`, false},
-		{`a\u0062c`, `abc`, true},
-		{`abc`, `a\u0062c`, true},
-		{`\u00e9`, "\u00e9", true},
-		{`\ud83d\ude00`, "\U0001F600", true},
-		{`\ud83d\ude00`, `\ud83d\ude01`, false},
-		{`a\/`, `a/`, true},
-		{`a\/`, `a/x`, false},
-	} {
-		got := rawStringsEqual([]byte(tc.a), strings.Contains(tc.a, `\`), []byte(tc.b), strings.Contains(tc.b, `\`))
-		if got != tc.want {
-			t.Errorf("rawStringsEqual(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
-		}
-	}
-}

@@ -2,15 +2,17 @@ package pull
 
 import (
 	"errors"
-	"unicode/utf8"
+
+	"github.com/latent-systems/latent-nats/internal/jsonlex"
 )
 
-// A small strict JSON scanner over a byte slice, used to decode consumer
-// info without allocating. It follows RFC 8259 and is stricter than
-// encoding/json where that library is lenient: keys match exactly (case
-// included), invalid UTF-8 and lone surrogate escapes are refused, and the
-// nesting depth is capped. Values the caller does not look at are still
-// validated completely.
+// The scanner of the consumer-info decoder: a cursor over the reply with
+// the lexical level in package jsonlex (RFC 8259, invalid UTF-8 and
+// unpaired surrogate escapes refused, no allocation). It adds what this
+// reply needs and encoding/json does not do: keys matched exactly (case
+// included), integers checked against their range, the nesting depth
+// capped, repeated keys refused. Values the caller does not look at are
+// still validated completely.
 
 // maxJSONDepth caps object/array nesting in a consumer-info reply. The
 // deepest value nats-server 2.14.6 emits there is cluster.replicas[i], depth 4.
@@ -36,25 +38,28 @@ var (
 	errJSONRange     = errors.New("field out of range")
 )
 
+// lexError maps a jsonlex fault onto the reasons above; nil stays nil.
+func lexError(err error) error {
+	switch err {
+	case nil:
+		return nil
+	case jsonlex.ErrString, jsonlex.ErrUTF8:
+		return errJSONString
+	case jsonlex.ErrDepth:
+		return errJSONDepth
+	}
+	return errJSONSyntax
+}
+
+// jscan is the cursor: on a fault, i is the fault's offset.
 type jscan struct {
 	b []byte
 	i int
 }
 
-func (s *jscan) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
 // peek returns the next non-space byte without consuming it, 0 at the end.
 func (s *jscan) peek() byte {
-	s.ws()
+	s.i = jsonlex.Space(s.b, s.i)
 	if s.i >= len(s.b) {
 		return 0
 	}
@@ -71,8 +76,7 @@ func (s *jscan) consume(c byte) bool {
 
 // end checks that only white space remains.
 func (s *jscan) end() error {
-	s.ws()
-	if s.i != len(s.b) {
+	if s.i = jsonlex.Space(s.b, s.i); s.i != len(s.b) {
 		return errJSONTrailing
 	}
 	return nil
@@ -82,23 +86,11 @@ func (s *jscan) end() error {
 // and returns its raw key (between the quotes) with the ':' consumed. ok is
 // false at the closing '}'.
 func (s *jscan) member(first bool) (key []byte, esc, ok bool, err error) {
-	c := s.peek()
-	if c == '}' {
-		s.i++
-		return nil, false, false, nil
+	if s.i, ok, err = jsonlex.Next(s.b, s.i, first, '}'); err != nil || !ok {
+		return nil, false, false, lexError(err)
 	}
-	if !first {
-		if c != ',' {
-			return nil, false, false, errJSONSyntax
-		}
-		s.i++
-	}
-	key, esc, err = s.str()
-	if err != nil {
-		return nil, false, false, err
-	}
-	if !s.consume(':') {
-		return nil, false, false, errJSONSyntax
+	if key, esc, s.i, err = jsonlex.Key(s.b, s.i); err != nil {
+		return nil, false, false, lexError(err)
 	}
 	return key, esc, true, nil
 }
@@ -106,173 +98,22 @@ func (s *jscan) member(first bool) (key []byte, esc, ok bool, err error) {
 // element advances to the next element of an array whose '[' was consumed.
 // ok is false at the closing ']'.
 func (s *jscan) element(first bool) (ok bool, err error) {
-	c := s.peek()
-	if c == ']' {
-		s.i++
-		return false, nil
+	if s.i, ok, err = jsonlex.Next(s.b, s.i, first, ']'); err != nil {
+		return false, lexError(err)
 	}
-	if !first {
-		if c != ',' {
-			return false, errJSONSyntax
-		}
-		s.i++
-	}
-	return true, nil
+	return ok, nil
 }
 
 // str reads a string and returns its raw contents between the quotes and
-// whether it contains escapes. Control characters, invalid escapes, lone
-// surrogates and invalid UTF-8 are refused.
+// whether it contains escapes.
 func (s *jscan) str() (raw []byte, esc bool, err error) {
-	if !s.consume('"') {
+	if s.peek() != '"' {
 		return nil, false, errJSONType
 	}
-	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			raw = s.b[start:s.i:s.i]
-			s.i++
-			if !utf8.Valid(raw) {
-				return nil, false, errJSONString
-			}
-			return raw, esc, nil
-		case c < 0x20:
-			return nil, false, errJSONString
-		case c == '\\':
-			esc = true
-			n, _, ok := unescapeAt(s.b, s.i)
-			if !ok {
-				return nil, false, errJSONString
-			}
-			s.i += n
-		default:
-			s.i++
-		}
+	if raw, esc, s.i, err = jsonlex.String(s.b, s.i); err != nil {
+		return nil, false, lexError(err)
 	}
-	return nil, false, errJSONString
-}
-
-// unescapeAt decodes the escape sequence at b[i] (which is '\\'): it returns
-// the number of input bytes used and the rune, or ok false. A high surrogate
-// must be followed by an escaped low surrogate; a lone one is refused.
-func unescapeAt(b []byte, i int) (n int, r rune, ok bool) {
-	if i+1 >= len(b) {
-		return 0, 0, false
-	}
-	switch b[i+1] {
-	case '"':
-		return 2, '"', true
-	case '\\':
-		return 2, '\\', true
-	case '/':
-		return 2, '/', true
-	case 'b':
-		return 2, '\b', true
-	case 'f':
-		return 2, '\f', true
-	case 'n':
-		return 2, '\n', true
-	case 'r':
-		return 2, '\r', true
-	case 't':
-		return 2, '\t', true
-	case 'u':
-	default:
-		return 0, 0, false
-	}
-	r1, ok := hex4(b, i+2)
-	if !ok {
-		return 0, 0, false
-	}
-	switch {
-	case r1 >= 0xDC00 && r1 <= 0xDFFF:
-		return 0, 0, false
-	case r1 < 0xD800 || r1 > 0xDBFF:
-		return 6, r1, true
-	}
-	if i+7 >= len(b) || b[i+6] != '\\' || b[i+7] != 'u' {
-		return 0, 0, false
-	}
-	r2, ok := hex4(b, i+8)
-	if !ok || r2 < 0xDC00 || r2 > 0xDFFF {
-		return 0, 0, false
-	}
-	return 12, 0x10000 + (r1-0xD800)<<10 + (r2 - 0xDC00), true
-}
-
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			r |= rune(c-'A') + 10
-		default:
-			return 0, false
-		}
-	}
-	return r, true
-}
-
-// appendUnescaped appends the decoded form of a raw string (as returned by
-// str, so already validated) to dst. It stops and returns false once dst
-// would grow beyond limit bytes, so it never allocates when dst has that
-// capacity.
-func appendUnescaped(dst, raw []byte, limit int) ([]byte, bool) {
-	for i := 0; i < len(raw); {
-		if raw[i] != '\\' {
-			if len(dst) >= limit {
-				return dst, false
-			}
-			dst = append(dst, raw[i])
-			i++
-			continue
-		}
-		n, r, _ := unescapeAt(raw, i)
-		if len(dst)+utf8.RuneLen(r) > limit {
-			return dst, false
-		}
-		dst = utf8.AppendRune(dst, r)
-		i += n
-	}
-	return dst, true
-}
-
-// jsonStringEqual reports whether a raw string from str decodes to want,
-// without allocating.
-func jsonStringEqual(raw []byte, esc bool, want string) bool {
-	if !esc {
-		return string(raw) == want
-	}
-	j := 0
-	var rb [utf8.UTFMax]byte
-	for i := 0; i < len(raw); {
-		if raw[i] != '\\' {
-			if j >= len(want) || want[j] != raw[i] {
-				return false
-			}
-			i++
-			j++
-			continue
-		}
-		n, r, _ := unescapeAt(raw, i)
-		m := utf8.EncodeRune(rb[:], r)
-		if j+m > len(want) || string(rb[:m]) != want[j:j+m] {
-			return false
-		}
-		i += n
-		j += m
-	}
-	return j == len(want)
+	return raw, esc, nil
 }
 
 // decodeString returns the decoded form of a raw string as a new string. It
@@ -281,188 +122,88 @@ func decodeString(raw []byte, esc bool) string {
 	if !esc {
 		return string(raw)
 	}
-	out, _ := appendUnescaped(make([]byte, 0, len(raw)), raw, len(raw))
-	return string(out)
+	return string(jsonlex.AppendUnescaped(make([]byte, 0, len(raw)), raw))
 }
 
-// integer reads a JSON number that must be an integer without fraction or
-// exponent, in [min, max] of int64.
-func (s *jscan) integer() (int64, error) {
-	s.ws()
-	neg := false
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		neg = true
-		s.i++
+// integral reads a JSON number in integer form (no fraction or exponent)
+// whose magnitude fits in a uint64, and returns its sign and magnitude.
+func (s *jscan) integral() (neg bool, mag uint64, err error) {
+	if !jsonlex.NumberStart(s.peek()) {
+		return false, 0, errJSONType
 	}
 	start := s.i
-	var v uint64
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		d := uint64(s.b[s.i] - '0')
-		if v > (1<<63-d)/10 {
-			return 0, errJSONNumber
-		}
-		v = v*10 + d
-		s.i++
-	}
-	digits := s.i - start
-	if digits == 0 {
-		if neg {
-			return 0, errJSONSyntax
-		}
-		return 0, errJSONType
-	}
-	if digits > 1 && s.b[start] == '0' {
-		return 0, errJSONSyntax
-	}
-	if s.i < len(s.b) {
-		switch s.b[s.i] {
-		case '.', 'e', 'E':
-			return 0, errJSONNumber
-		}
-	}
-	if neg {
-		return -int64(v), nil
-	}
-	if v > 1<<63-1 {
-		return 0, errJSONNumber
-	}
-	return int64(v), nil
-}
-
-// unsigned reads a JSON integer in [0, max uint64].
-func (s *jscan) unsigned() (uint64, error) {
-	s.ws()
-	start := s.i
-	var v uint64
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		d := uint64(s.b[s.i] - '0')
-		if v > (^uint64(0)-d)/10 {
-			return 0, errJSONNumber
-		}
-		v = v*10 + d
-		s.i++
-	}
-	digits := s.i - start
+	end, frac, exp, err := jsonlex.Number(s.b, s.i)
+	s.i = end
 	switch {
-	case digits == 0 && s.i < len(s.b) && s.b[s.i] == '-':
+	case err != nil:
+		return false, 0, errJSONSyntax
+	case frac || exp:
+		return false, 0, errJSONNumber
+	}
+	neg, mag, ok := jsonlex.Integer(s.b[start:end])
+	if !ok {
+		return false, 0, errJSONNumber
+	}
+	return neg, mag, nil
+}
+
+// integer reads a JSON integer in [min, max] of int64.
+func (s *jscan) integer() (int64, error) {
+	neg, mag, err := s.integral()
+	switch {
+	case err != nil:
+		return 0, err
+	case neg && mag > 1<<63, !neg && mag > 1<<63-1:
 		return 0, errJSONNumber
-	case digits == 0:
-		return 0, errJSONType
-	case digits > 1 && s.b[start] == '0':
-		return 0, errJSONSyntax
+	case neg:
+		return int64(-mag), nil // two's complement; mag <= 1<<63
 	}
-	if s.i < len(s.b) {
-		switch s.b[s.i] {
-		case '.', 'e', 'E':
-			return 0, errJSONNumber
-		}
+	return int64(mag), nil
+}
+
+// unsigned reads a JSON integer in [0, max uint64]; "-0" is refused, as
+// encoding/json refuses it for an unsigned field.
+func (s *jscan) unsigned() (uint64, error) {
+	neg, mag, err := s.integral()
+	switch {
+	case err != nil:
+		return 0, err
+	case neg:
+		return 0, errJSONNumber
 	}
-	return v, nil
+	return mag, nil
 }
 
 // boolean reads true or false.
 func (s *jscan) boolean() (bool, error) {
-	switch s.peek() {
-	case 't':
-		return true, s.literal("true")
-	case 'f':
-		return false, s.literal("false")
+	s.peek()
+	switch {
+	case jsonlex.Literal(s.b, s.i, "true"):
+		s.i += len("true")
+		return true, nil
+	case jsonlex.Literal(s.b, s.i, "false"):
+		s.i += len("false")
+		return false, nil
 	}
 	return false, errJSONType
 }
 
-func (s *jscan) literal(lit string) error {
-	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
-		return errJSONSyntax
-	}
-	s.i += len(lit)
-	return nil
-}
-
-// number validates any JSON number.
-func (s *jscan) number() error {
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		s.i++
-	}
-	switch {
-	case s.i < len(s.b) && s.b[s.i] == '0':
-		s.i++
-	case s.digits() == 0:
-		return errJSONSyntax
-	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		s.i++
-		if s.digits() == 0 {
-			return errJSONSyntax
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		if s.digits() == 0 {
-			return errJSONSyntax
-		}
-	}
-	return nil
-}
-
-func (s *jscan) digits() int {
-	start := s.i
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		s.i++
-	}
-	return s.i - start
-}
-
 // skip validates and consumes any value at nesting depth.
-func (s *jscan) skip(depth int) error {
-	if depth > maxJSONDepth {
-		return errJSONDepth
+func (s *jscan) skip(depth int) (err error) {
+	if s.i, err = jsonlex.Skip(s.b, s.i, depth, maxJSONDepth); err != nil {
+		return lexError(err)
 	}
-	switch c := s.peek(); {
-	case c == '{':
-		s.i++
-		for first := true; ; first = false {
-			_, _, ok, err := s.member(first)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return nil
-			}
-			if err := s.skip(depth + 1); err != nil {
-				return err
-			}
-		}
-	case c == '[':
-		s.i++
-		for first := true; ; first = false {
-			ok, err := s.element(first)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return nil
-			}
-			if err := s.skip(depth + 1); err != nil {
-				return err
-			}
-		}
-	case c == '"':
-		_, _, err := s.str()
-		return err
-	case c == 't':
-		return s.literal("true")
-	case c == 'f':
-		return s.literal("false")
-	case c == 'n':
-		return s.literal("null")
-	case c == '-' || (c >= '0' && c <= '9'):
-		return s.number()
+	return nil
+}
+
+// skipValue validates and consumes a value at depth like skip, and returns
+// its raw text.
+func (s *jscan) skipValue(depth int) ([]byte, error) {
+	start := jsonlex.Space(s.b, s.i)
+	if err := s.skip(depth); err != nil {
+		return nil, err
 	}
-	return errJSONSyntax
+	return s.b[start:s.i:s.i], nil
 }
 
 // unknownKeys remembers the keys of one object that the decoder does not
@@ -477,7 +218,7 @@ type unknownKeys struct {
 // errJSONUnknown.
 func (u *unknownKeys) add(raw []byte, esc bool) error {
 	for _, k := range u.keys[:u.n] {
-		if rawStringsEqual(k.raw, k.esc, raw, esc) {
+		if jsonlex.EqualRaw(k.raw, k.esc, raw, esc) {
 			return errJSONDuplicate
 		}
 	}
@@ -487,35 +228,6 @@ func (u *unknownKeys) add(raw []byte, esc bool) error {
 	u.keys[u.n] = jstr{raw: raw, esc: esc, present: true}
 	u.n++
 	return nil
-}
-
-// rawStringsEqual reports whether two raw strings from str decode to the
-// same text, without allocating.
-func rawStringsEqual(a []byte, aesc bool, b []byte, besc bool) bool {
-	if !aesc && !besc {
-		return string(a) == string(b)
-	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		ra, na := rawRune(a, i)
-		rb, nb := rawRune(b, j)
-		if ra != rb {
-			return false
-		}
-		i += na
-		j += nb
-	}
-	return i == len(a) && j == len(b)
-}
-
-// rawRune decodes the rune at raw[i] of a raw string from str (an escape
-// or a UTF-8 sequence) and returns it with the bytes it used.
-func rawRune(raw []byte, i int) (rune, int) {
-	if raw[i] == '\\' {
-		n, r, _ := unescapeAt(raw, i)
-		return r, n
-	}
-	return utf8.DecodeRune(raw[i:])
 }
 
 // emptyValue reports whether a raw JSON value, as validated by skip, is
@@ -529,23 +241,5 @@ func emptyValue(v []byte) bool {
 	if len(v) < 2 || !(v[0] == '[' || v[0] == '{') {
 		return false
 	}
-	for _, c := range v[1 : len(v)-1] {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// skipValue validates and consumes a value at depth like skip, and returns
-// its raw text.
-func (s *jscan) skipValue(depth int) ([]byte, error) {
-	s.ws()
-	start := s.i
-	if err := s.skip(depth); err != nil {
-		return nil, err
-	}
-	return s.b[start:s.i:s.i], nil
+	return jsonlex.Space(v, 1) == len(v)-1
 }
