@@ -72,6 +72,11 @@ type trigSpec struct {
 	// stream with a wildcard for the consumer rather than each consumer:
 	// see TestTriggerIdleBindings.
 	prefixGrants bool
+	// scopedRole, when set, mints each tenant's runtime user signed by
+	// the tenant account's scoped signing key of that role, its JWT free
+	// of permissions: the broker must have been started with the key
+	// (trigScopedStart).
+	scopedRole string
 	// dialer, when set, makes the pools' Dialer from the started broker.
 	dialer func(t *testing.T, b *broker.Broker) conn.Dialer
 	// host bounds the reference host (default 16 slots, 16 payloads).
@@ -180,32 +185,10 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		var subjects []string
 		var binds []pull.Binding
 		for i := range spec.perTenant[k] {
-			bc := trigger.Binding{
-				ID:                 fmt.Sprintf("%s.b%d", id, i),
-				Tenant:             id,
-				Principal:          "svc:" + id,
-				Service:            trigService,
-				Contract:           trigContract,
-				Function:           trigFunction,
-				Stream:             trigStream,
-				Consumer:           fmt.Sprintf("%s-w%d", id, i),
-				FilterSubject:      trigSubject(id, i),
-				MaxPayloadBytes:    256,
-				OperationTimeoutMS: 1000,
-				RootBudgetMS:       1000,
-				MaxDeliver:         3,
-				AckWaitMS:          2000,
-				NakDelayMS:         trigger.MinNakDelayMS,
-			}
-			if spec.binding != nil {
-				spec.binding(k, i, &bc)
-			}
+			bc := spec.bindingOf(k, i)
 			e.cfg.Bindings = append(e.cfg.Bindings, bc)
 			subjects = append(subjects, bc.FilterSubject)
-			binds = append(binds, pull.Binding{
-				Stream: bc.Stream, Consumer: bc.Consumer, FilterSubject: bc.FilterSubject,
-				PayloadCeiling: bc.MaxPayloadBytes, AckWait: bc.AckWait(), MaxDeliver: bc.MaxDeliver,
-			})
+			binds = append(binds, trigPullBinding(bc))
 		}
 		stream := map[string]any{"name": trigStream, "subjects": subjects, "storage": storage}
 		if spec.retention != "" {
@@ -218,7 +201,9 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 			})
 		}
 		var user broker.UserSpec
-		if spec.prefixGrants {
+		if spec.scopedRole != "" {
+			user = broker.UserSpec{Name: "trigger"} // the scope's permissions, none of its own
+		} else if spec.prefixGrants {
 			user = broker.UserSpec{
 				Name: "trigger",
 				PubAllow: []string{
@@ -236,7 +221,12 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 			}
 			user = broker.UserSpec{Name: "trigger", PubAllow: perms.Publish, SubAllow: perms.Subscribe}
 		}
-		uc, err := b.User(id, user)
+		var uc broker.Creds
+		if spec.scopedRole != "" {
+			uc, err = b.ScopedUser(id, spec.scopedRole, user)
+		} else {
+			uc, err = b.User(id, user)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,6 +295,41 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		}
 	})
 	return e
+}
+
+// bindingOf returns binding i of tenant k: the suite's defaults, then
+// spec.binding's adjustments.
+func (spec trigSpec) bindingOf(k, i int) trigger.Binding {
+	id := spec.tenants[k]
+	bc := trigger.Binding{
+		ID:                 fmt.Sprintf("%s.b%d", id, i),
+		Tenant:             id,
+		Principal:          "svc:" + id,
+		Service:            trigService,
+		Contract:           trigContract,
+		Function:           trigFunction,
+		Stream:             trigStream,
+		Consumer:           fmt.Sprintf("%s-w%d", id, i),
+		FilterSubject:      trigSubject(id, i),
+		MaxPayloadBytes:    256,
+		OperationTimeoutMS: 1000,
+		RootBudgetMS:       1000,
+		MaxDeliver:         3,
+		AckWaitMS:          2000,
+		NakDelayMS:         trigger.MinNakDelayMS,
+	}
+	if spec.binding != nil {
+		spec.binding(k, i, &bc)
+	}
+	return bc
+}
+
+// trigPullBinding is bc as pull sees it.
+func trigPullBinding(bc trigger.Binding) pull.Binding {
+	return pull.Binding{
+		Stream: bc.Stream, Consumer: bc.Consumer, FilterSubject: bc.FilterSubject,
+		PayloadCeiling: bc.MaxPayloadBytes, AckWait: bc.AckWait(), MaxDeliver: bc.MaxDeliver,
+	}
 }
 
 // trigSubject is the filter subject of binding i of a tenant.
