@@ -29,6 +29,8 @@ import (
 // and over the broker tool's 256 subjects per allow list, so raising
 // max_control_line alone would not do. The prefix grants still name only
 // the tenant's stream and the three operations of the profile.
+// TestTriggerScopedSigningKey runs the same 256 bindings with the exact
+// grants, held by a scoped signing key of the account.
 func TestTriggerIdleBindings(t *testing.T) {
 	e := trigStart(t, trigSpec{
 		tenants:      []string{"idle"},
