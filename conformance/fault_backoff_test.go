@@ -95,6 +95,10 @@ func TestFaultBrokerDownBackoff(t *testing.T) {
 	})
 	downFor := time.Since(down)
 	whileDown := e.mon.Snapshot()
+	// The monitor's second slot shows why visits stop while down.
+	if sk, ok := e.mon.LastSkip(); !ok || sk.Error != trigger.ClassDialBackoff {
+		t.Errorf("LastSkip %+v (present %v) while down, want a dial backoff skip", sk, ok)
+	}
 	fails := host.failures(trigger.ClassDial)[base:]
 	dials := int(whileDown.Dials - atKill.Dials)
 

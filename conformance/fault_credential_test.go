@@ -106,6 +106,9 @@ func TestFaultCredentialExpiry(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	s := e.mon.Snapshot()
+	if sk, ok := e.mon.LastSkip(); !ok || sk.Error != trigger.ClassCredential || e.cfg.Bindings[sk.Binding].Tenant != e.cfg.Bindings[aIdx].Tenant {
+		t.Errorf("LastSkip %+v (present %v), want A's credential skip", sk, ok)
+	}
 
 	// A: the activation that outlived the credential ran once and sent
 	// nothing; no dial after the expiry, no failed exchange.
