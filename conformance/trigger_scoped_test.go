@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -219,5 +220,90 @@ func TestTriggerScopedSigningKey(t *testing.T) {
 		if !errors.As(err, &se) || se.Kind != conn.KindPermission {
 			t.Errorf("request %s: %v, want a permission *conn.ServerError", subject, err)
 		}
+	}
+}
+
+// publicKey returns the public key of a fresh key pair made by create.
+func publicKey(t *testing.T, create func() (nkeys.KeyPair, error)) string {
+	t.Helper()
+	kp, err := create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kp.Wipe()
+	pub, err := kp.PublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pub
+}
+
+// scopedUserJWT returns a user JWT shaped like one broker.ScopedUser mints
+// with name "trigger": signed by a fresh signing key, naming a fresh
+// account as its issuer account, with no permissions or limits. Every key
+// has the same length, so it has the size of any such user.
+func scopedUserJWT(t *testing.T) string {
+	t.Helper()
+	sk, err := nkeys.CreateAccount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sk.Wipe()
+	uc := jwt.NewUserClaims(publicKey(t, nkeys.CreateUser))
+	uc.Name = "trigger"
+	uc.IssuerAccount = publicKey(t, nkeys.CreateAccount)
+	uc.UserPermissionLimits = jwt.UserPermissionLimits{}
+	tok, err := uc.Encode(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// TestTriggerScopedConnectMeasured checks the CONNECT figure
+// TestTriggerScopedSigningKey computes against the broker itself: a
+// broker whose max_control_line is exactly the computed length of the
+// runtime's CONNECT with a scoped user accepts that user's handshake, and
+// one a byte shorter refuses it at connect.
+func TestTriggerScopedConnectMeasured(t *testing.T) {
+	t.Parallel()
+	want := scopedUserJWT(t)
+	n := runtimeConnectLen(t, want)
+	for _, tc := range []struct {
+		name string
+		mcl  int
+		ok   bool
+	}{
+		{"max_control_line at the computed length", n, true},
+		{"one byte shorter", n - 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := brokertest.Start(t, broker.Options{
+				Tenants:     []string{"scoped"},
+				SigningKeys: []broker.SigningKey{{Tenant: "scoped", Role: "trigger", PubAllow: []string{"$JS.API.INFO"}, SubAllow: []string{"_INBOX.scoped.>"}}},
+				Extra:       fmt.Sprintf("max_control_line: %d", tc.mcl),
+			})
+			user, err := b.ScopedUser("scoped", "trigger", broker.UserSpec{Name: "trigger"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(user.JWT) != len(want) {
+				t.Fatalf("scoped user JWT %d bytes, computed with %d", len(user.JWT), len(want))
+			}
+			cfg := connConfig(t, b, user)
+			cfg.Name = trigger.ClientName
+			cfg.InboxPrefix = trigger.InboxPrefix("scoped")
+			if !tc.ok {
+				connAssertHandshake(t, connDialErr(t, cfg), conn.StepConnect)
+				t.Logf("CONNECT of %d bytes refused at max_control_line %d", n, tc.mcl)
+				return
+			}
+			c := connDial(t, cfg)
+			if r, err := connRequest(t, c, "$JS.API.INFO"); err != nil || r.Status != 0 {
+				t.Fatalf("request: status %d, %v", r.Status, err)
+			}
+			t.Logf("CONNECT of %d bytes accepted at max_control_line %d", n, tc.mcl)
+		})
 	}
 }
