@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latent-systems/latent-nats/internal/jsonlex"
 	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
 
@@ -18,7 +19,11 @@ import (
 
 // parseTree reads exactly one JSON value from b. A syntax error, nesting
 // past maxDepth or data after the value is one RuleSyntax violation, at
-// the path of the value being read, and ends the parse.
+// the path of the value being read, and ends the parse. A string (a key
+// or a value) holding invalid UTF-8 or an escaped half of a surrogate pair
+// is one RuleUTF8 violation at the path of the value that holds it, and
+// ends the parse too: encoding/json, under jsontree, would decode each
+// such fault to U+FFFD, and a configuration is refused, never rewritten.
 func parseTree(b []byte, vs *violationList) (*jsontree.Node, bool) {
 	root, err := jsontree.Parse(b, maxDepth)
 	if err != nil {
@@ -27,6 +32,16 @@ func parseTree(b []byte, vs *violationList) (*jsontree.Node, bool) {
 			path = pe.Path
 		}
 		vs.add(path, RuleSyntax)
+		return nil, false
+	}
+	// jsonlex holds the project's one UTF-8 policy for JSON strings; it
+	// admits everything jsontree admitted but such faults.
+	if end, err := jsonlex.Skip(b, 0, 0, maxDepth); err != nil {
+		r := RuleSyntax
+		if errors.Is(err, jsonlex.ErrUTF8) {
+			r = RuleUTF8
+		}
+		vs.add(root.Locate(int64(end)), r)
 		return nil, false
 	}
 	return root, true

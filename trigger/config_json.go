@@ -51,7 +51,8 @@ func (c Config) MarshalJSON() ([]byte, error) {
 // ParseConfig decodes and validates a configuration in canonical encoding.
 // Input over MaxConfigBytes is refused before it is read. The JSON is
 // strict: unknown keys, duplicate keys, missing required keys, values of
-// the wrong type, non-integer numbers and trailing data are violations,
+// the wrong type, non-integer numbers, trailing data and a string with
+// invalid UTF-8 or an unpaired surrogate escape (RuleUTF8) are violations,
 // and so is any byte that differs from the canonical re-encoding
 // (RuleNotCanonical, at the path where the first difference lies). Every
 // violation found is reported in one *ConfigError.

@@ -23,6 +23,7 @@ var (
 	ErrMissingField    = errors.New("trigger: missing config field")
 	ErrWrongType       = errors.New("trigger: config value of the wrong type")
 	ErrNotCanonical    = errors.New("trigger: config is not in canonical encoding")
+	ErrInvalidUTF8     = errors.New("trigger: config string is not valid utf-8")
 	ErrProfile         = errors.New("trigger: unsupported profile")
 	ErrOutOfRange      = errors.New("trigger: config value out of range")
 	ErrInvalidName     = errors.New("trigger: invalid name")
@@ -82,6 +83,7 @@ const (
 	RuleCredentialProvider                      // a credential bound to another provider
 	RuleCredentialDestination                   // a credential bound to another destination
 	RuleCredentialSecret                        // a credential without a usable secret
+	RuleUTF8                                    // invalid UTF-8 or an unpaired surrogate escape in a string
 	ruleEnd
 )
 
@@ -102,6 +104,8 @@ func (r Rule) String() string {
 		return "wrong_type"
 	case RuleNotCanonical:
 		return "not_canonical"
+	case RuleUTF8:
+		return "invalid_utf8"
 	case RuleProfile:
 		return "profile"
 	case RuleRange:
@@ -178,6 +182,8 @@ func (r Rule) Err() error {
 		return ErrWrongType
 	case RuleNotCanonical:
 		return ErrNotCanonical
+	case RuleUTF8:
+		return ErrInvalidUTF8
 	case RuleProfile:
 		return ErrProfile
 	case RuleRange, RuleCount, RuleBudgetOverTimeout, RuleAckWaitTooShort:
@@ -237,6 +243,8 @@ func (r Rule) Detail() Detail {
 		return Detail{Want: "has the wrong JSON type (integers take no fraction or exponent)"}
 	case RuleNotCanonical:
 		return Detail{Want: "differs from the canonical encoding here", Fix: "write it with validate -write-canonical FILE"}
+	case RuleUTF8:
+		return Detail{Want: "holds bytes that are not UTF-8, or a \\u escape of half a surrogate pair, in a string", Fix: "save the file as UTF-8 and escape a character outside the BMP as both halves of its pair"}
 	case RuleProfile:
 		return Detail{Want: "is not the allowed value " + strconv.Quote(ProfileName)}
 	case RuleRange:

@@ -47,6 +47,7 @@ func TestRules(t *testing.T) {
 		RuleCredentialProvider:      {"credential_provider_mismatch", ErrCredMismatch},
 		RuleCredentialDestination:   {"credential_destination_mismatch", ErrCredMismatch},
 		RuleCredentialSecret:        {"credential_secret_unusable", ErrCredUnusable},
+		RuleUTF8:                    {"invalid_utf8", ErrInvalidUTF8},
 	}
 	if len(want) != int(ruleEnd)-1 {
 		t.Fatalf("table lists %d rules, the enum has %d", len(want), int(ruleEnd)-1)

@@ -74,7 +74,7 @@ func TestParseConfigStrict(t *testing.T) {
 		{"escaped ampersand", edit(`"contract":"latent:orders/handler@1.0.0"`, `"contract":"a\u0026b"`), nil},
 		{"escaped slash", edit(`"contract":"latent:orders/handler@1.0.0"`, `"contract":"latent:orders\/handler@1.0.0"`), []Violation{
 			{b0("contract"), RuleNotCanonical}}},
-		{"invalid utf-8", edit(`"stream":"ORDERS"`, "\"stream\":\"OR\xffDERS\""), []Violation{{b0("stream"), RuleNotCanonical}}},
+		{"invalid utf-8", edit(`"stream":"ORDERS"`, "\"stream\":\"OR\xffDERS\""), []Violation{{b0("stream"), RuleUTF8}}},
 		{"minus zero", edit(`"max_deliver":5`, `"max_deliver":-0`), []Violation{{b0("max_deliver"), RuleRange}}},
 		{"empty optional route", edit(`"function":"handle",`, `"function":"handle","route":"",`), []Violation{{b0("route"), RuleNotCanonical}}},
 		{"empty optional pin", edit(`"allow_non_public":true}`, `"allow_non_public":true,"spki_sha256":""}`), []Violation{

@@ -195,6 +195,9 @@ func TestViolationMessages(t *testing.T) {
 		{"missing field", parse(`"max_deliver":5,`, ``), []string{
 			`bindings[0].max_deliver: missing_field: is required`,
 		}},
+		{"invalid utf-8", parse(`"filter_subject":"acme.orders.0"`, "\"filter_subject\":\"acme.orders.\xff\""), []string{
+			`bindings[0].filter_subject: invalid_utf8: holds bytes that are not UTF-8, or a \u escape of half a surrogate pair, in a string; save the file as UTF-8 and escape a character outside the BMP as both halves of its pair`,
+		}},
 		{"wrong type", parse(`"max_deliver":5`, `"max_deliver":"5"`), []string{
 			`bindings[0].max_deliver: wrong_type: has the wrong JSON type (integers take no fraction or exponent)`,
 		}},
