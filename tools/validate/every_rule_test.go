@@ -15,8 +15,8 @@ import (
 // TestMainEveryConfigRule runs the command on configurations that together
 // break every rule of the configuration: every_rule.json breaks each rule
 // that can share a document with the others (an array cut to its bound,
-// a syntax error, an oversized file and a spelling difference each hide
-// other findings, so they have files of their own). Each output is pinned
+// a syntax error, invalid UTF-8, an oversized file and a spelling
+// difference each hide other findings, so they have files of their own). Each output is pinned
 // in testdata/<name>.golden: one line per violation naming path, rule, the
 // value given and the bound or allowed values.
 func TestMainEveryConfigRule(t *testing.T) {
@@ -33,6 +33,7 @@ func TestMainEveryConfigRule(t *testing.T) {
 		{"count", filepath.Join("testdata", "count.json")},
 		{"syntax", filepath.Join("testdata", "syntax.json")},
 		{"not_canonical", filepath.Join("testdata", "not_canonical.json")},
+		{"invalid_utf8", filepath.Join("testdata", "invalid_utf8.json")},
 		{"too_large", large},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,7 +55,11 @@ func TestMainEveryConfigRule(t *testing.T) {
 			}
 		})
 	}
+	rules := []trigger.Rule{trigger.RuleUTF8}
 	for r := trigger.RuleSyntax; r <= trigger.RuleSPKIPin; r++ {
+		rules = append(rules, r)
+	}
+	for _, r := range rules {
 		if !seen[r.String()] {
 			t.Errorf("no configuration breaks rule %v", r)
 		}

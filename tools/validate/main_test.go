@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // runMain runs Main and returns its exit code and outputs.
@@ -138,5 +139,37 @@ func TestMainWriteCanonical(t *testing.T) {
 	}
 	if code, _, _ := runMain("-config", f.cfgPath, "-write-canonical", filepath.Join(f.dir, "absent", "x.json")); code != ExitViolations {
 		t.Errorf("unwritable output: exit %d, want %d", code, ExitViolations)
+	}
+}
+
+// TestMainWriteCanonicalRefusesInvalidUTF8 pins the bug where
+// -write-canonical rewrote invalid UTF-8 in a filter subject into U+FFFD
+// and wrote the result: the command now reports invalid_utf8, writes
+// nothing and leaves an existing output file, and a configuration it was
+// asked to rewrite in place, as they were.
+func TestMainWriteCanonicalRefusesInvalidUTF8(t *testing.T) {
+	bad, err := os.ReadFile(filepath.Join("testdata", "invalid_utf8.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "trigger.json")
+	out := filepath.Join(dir, "canonical.json")
+	previous := []byte("previous contents\n")
+	writeFile(t, dir, "trigger.json", bad, 0o644)
+	writeFile(t, dir, "canonical.json", previous, 0o644)
+	for _, target := range []string{out, cfg} {
+		code, stdout, stderr := runMain("-config", cfg, "-write-canonical", target)
+		if code != ExitViolations || stderr != "" {
+			t.Errorf("-write-canonical %s: exit %d, stderr %q; want %d and nothing", filepath.Base(target), code, stderr, ExitViolations)
+		}
+		if !strings.Contains(stdout, "config: bindings[1].filter_subject: invalid_utf8: ") || !utf8.ValidString(stdout) || strings.ContainsRune(stdout, utf8.RuneError) {
+			t.Errorf("-write-canonical %s: output %q, want one invalid_utf8 line without the bytes", filepath.Base(target), stdout)
+		}
+	}
+	for name, want := range map[string][]byte{cfg: bad, out: previous} {
+		if got, err := os.ReadFile(name); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s changed: %q, %v", filepath.Base(name), got, err)
+		}
 	}
 }
