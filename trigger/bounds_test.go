@@ -114,16 +114,16 @@ func TestBounds(t *testing.T) {
 		}, Violation{"tenants[1].id", RuleID}, Violation{"bindings[2].tenant", RuleID}),
 		set("provider id max", func(c *Config) { c.Tenants[0].ProviderID = strings.Repeat("p", MaxIDLen) }),
 		set("provider id too long", func(c *Config) { c.Tenants[0].ProviderID = strings.Repeat("p", MaxIDLen+1) }, Violation{"tenants[0].provider_id", RuleID}),
-		set("name max", func(c *Config) { c.Bindings[0].Principal = strings.Repeat("n", MaxNameLen) }),
-		set("name too long", func(c *Config) { c.Bindings[0].Principal = strings.Repeat("n", MaxNameLen+1) }, Violation{b0("principal"), RuleName}),
-		set("route max", func(c *Config) { c.Bindings[0].Route = strings.Repeat("r", MaxNameLen) }),
-		set("route too long", func(c *Config) { c.Bindings[0].Route = strings.Repeat("r", MaxNameLen+1) }, Violation{b0("route"), RuleName}),
+		set("name max", func(c *Config) { c.Bindings[0].Principal = strings.Repeat("n", MaxTargetNameLen) }),
+		set("name too long", func(c *Config) { c.Bindings[0].Principal = strings.Repeat("n", MaxTargetNameLen+1) }, Violation{b0("principal"), RuleName}),
+		set("route max", func(c *Config) { c.Bindings[0].Route = strings.Repeat("r", MaxTargetNameLen) }),
+		set("route too long", func(c *Config) { c.Bindings[0].Route = strings.Repeat("r", MaxTargetNameLen+1) }, Violation{b0("route"), RuleName}),
 		set("stream max", func(c *Config) { c.Bindings[0].Stream = strings.Repeat("S", MaxAssetNameLen) }),
 		set("stream too long", func(c *Config) { c.Bindings[0].Stream = strings.Repeat("S", MaxAssetNameLen+1) }, Violation{b0("stream"), RuleAssetName}),
 		set("consumer max", func(c *Config) { c.Bindings[0].Consumer = strings.Repeat("C", MaxAssetNameLen) }),
 		set("consumer too long", func(c *Config) { c.Bindings[0].Consumer = strings.Repeat("C", MaxAssetNameLen+1) }, Violation{b0("consumer"), RuleAssetName}),
-		set("subject max", func(c *Config) { c.Bindings[0].FilterSubject = "a." + strings.Repeat("s", MaxSubjectLen-2) }),
-		set("subject too long", func(c *Config) { c.Bindings[0].FilterSubject = "a." + strings.Repeat("s", MaxSubjectLen-1) }, Violation{b0("filter_subject"), RuleSubject}),
+		set("subject max", func(c *Config) { c.Bindings[0].FilterSubject = "a." + strings.Repeat("s", MaxFilterSubjectLen-2) }),
+		set("subject too long", func(c *Config) { c.Bindings[0].FilterSubject = "a." + strings.Repeat("s", MaxFilterSubjectLen-1) }, Violation{b0("filter_subject"), RuleSubject}),
 		set("server name max", func(c *Config) { c.Tenants[0].Destination.ServerName = longName(MaxServerNameLen) }),
 		set("server name too long", func(c *Config) { c.Tenants[0].Destination.ServerName = longName(MaxServerNameLen + 1) }, Violation{"tenants[0].destination.server_name", RuleServerName}),
 		set("server name label max", func(c *Config) { c.Tenants[0].Destination.ServerName = strings.Repeat("l", 63) + ".test" }),
@@ -168,14 +168,14 @@ func sizedConfig(t testing.TB, n int) Config {
 	for i := range c.Bindings {
 		b := &c.Bindings[i]
 		b.ID = fmt.Sprintf("%0*d", MaxIDLen, i)
-		b.Principal = strings.Repeat("p", MaxNameLen)
-		b.Service = strings.Repeat("s", MaxNameLen)
-		b.Contract = strings.Repeat("c", MaxNameLen)
-		b.Function = strings.Repeat("f", MaxNameLen)
-		b.Route = strings.Repeat("r", MaxNameLen)
+		b.Principal = strings.Repeat("p", MaxTargetNameLen)
+		b.Service = strings.Repeat("s", MaxTargetNameLen)
+		b.Contract = strings.Repeat("c", MaxTargetNameLen)
+		b.Function = strings.Repeat("f", MaxTargetNameLen)
+		b.Route = strings.Repeat("r", MaxTargetNameLen)
 		b.Stream = fmt.Sprintf("%0*d", MaxAssetNameLen, i)
 		b.Consumer = fmt.Sprintf("%0*d", MaxAssetNameLen, i)
-		b.FilterSubject = fmt.Sprintf("s.%0*d", MaxSubjectLen-2, i)
+		b.FilterSubject = fmt.Sprintf("s.%0*d", MaxFilterSubjectLen-2, i)
 	}
 	excess := len(c.encode()) - n
 	if excess < 0 {
@@ -183,7 +183,7 @@ func sizedConfig(t testing.TB, n int) Config {
 	}
 	for i := range c.Bindings {
 		for _, f := range []*string{&c.Bindings[i].Route, &c.Bindings[i].Principal} {
-			cut := min(excess, MaxNameLen-1)
+			cut := min(excess, MaxTargetNameLen-1)
 			*f = (*f)[cut:]
 			excess -= cut
 		}

@@ -1,12 +1,14 @@
 package trigger
 
 import (
+	"errors"
 	"net/netip"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/internal/jsontree"
+	"github.com/latent-systems/latent-nats/pull"
 )
 
 // Validate checks every bound and rule of the profile and returns a
@@ -132,11 +134,11 @@ func (c Config) validate(vs *violationList) {
 			{"contract", b.Contract}, {"function", b.Function},
 		} {
 			if !validName(n.val) {
-				vs.addDetail(jsontree.Field(p, n.key), RuleName, lengthDetail(n.val, MaxNameLen, nameWant))
+				vs.addDetail(jsontree.Field(p, n.key), RuleName, lengthDetail(n.val, MaxTargetNameLen, nameWant))
 			}
 		}
 		if b.Route != "" && !validName(b.Route) {
-			vs.addDetail(jsontree.Field(p, "route"), RuleName, lengthDetail(b.Route, MaxNameLen, nameWant))
+			vs.addDetail(jsontree.Field(p, "route"), RuleName, lengthDetail(b.Route, MaxTargetNameLen, nameWant))
 		}
 		streamOK, consumerOK := validAssetName(b.Stream), validAssetName(b.Consumer)
 		if !streamOK {
@@ -271,7 +273,7 @@ func subjectDetail(r Rule, s string) Detail {
 	if r == RuleWildcard {
 		return Detail{Got: quoted(s), Want: wildcardWant, Fix: wildcardFix}
 	}
-	return lengthDetail(s, MaxSubjectLen, subjectWant)
+	return lengthDetail(s, MaxFilterSubjectLen, subjectWant)
 }
 
 // tenantIDs lists the valid tenant IDs, quoted, in document order.
@@ -294,23 +296,31 @@ func tenantIDs(ts []Tenant, first map[string]int) string {
 
 // validate records the violations of one destination.
 func (d Destination) validate(vs *violationList, path string) {
-	addr := d.Address.Addr()
 	got := `""`
 	if d.Address.IsValid() {
 		got = quoted(d.Address.String())
 	}
+	// The address policy is conn's (CheckAddress), with the address
+	// itself as the one non-public address allowed when the opt-in is
+	// set, as the runtime dials it; the configuration adds that the
+	// opt-in is refused on a public address.
+	var allow netip.Addr
+	if d.AllowNonPublic {
+		allow = d.Address.Addr()
+	}
+	err := conn.CheckAddress(d.Address, allow)
+	prefix, class, _ := conn.Range(d.Address.Addr())
 	switch {
-	case !d.Address.IsValid() || !addr.Is4() || d.Address.Port() == 0,
-		addr.IsUnspecified(), addr.IsMulticast(), addr == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
+	case err != nil && (!class.Dialable() || !errors.Is(err, conn.ErrNonPublicAddress)):
 		vs.addDetail(jsontree.Field(path, "address"), RuleAddress, Detail{Got: got, Want: addressWant, Fix: addressFix})
-	case !isPublic(addr) && !d.AllowNonPublic:
+	case err != nil:
 		vs.addDetail(jsontree.Field(path, "address"), RuleNonPublic, Detail{
-			Got: got, Want: "is in the non-public range " + nonPublicPrefix(addr).String(), Fix: nonPublicFix})
-	case isPublic(addr) && d.AllowNonPublic:
+			Got: got, Want: "is in the non-public range " + prefix.String(), Fix: nonPublicFix})
+	case class == conn.ClassPublic && d.AllowNonPublic:
 		vs.addDetail(jsontree.Field(path, "allow_non_public"), RuleNeedlessOptIn, Detail{
 			Got: "true", Want: "is set for the public address " + got, Fix: "remove allow_non_public"})
 	}
-	if !validServerName(d.ServerName) {
+	if !canonicalServerName(d.ServerName) {
 		sd := lengthDetail(d.ServerName, MaxServerNameLen, serverNameWant)
 		if strings.ToLower(d.ServerName) != d.ServerName {
 			sd.Fix = "write it in lower case"
@@ -324,43 +334,6 @@ func (d Destination) validate(vs *violationList, path string) {
 	if d.SPKISHA256 != "" && !validPin(d.SPKISHA256) {
 		vs.addDetail(jsontree.Field(path, "spki_sha256"), RuleSPKIPin, Detail{Got: quoted(d.SPKISHA256), Want: pinWant})
 	}
-}
-
-// nonPublicPrefixes lists the IPv4 ranges that are not public: this network,
-// private, shared (CGNAT), loopback, link-local, IETF protocol
-// assignments, documentation, 6to4 relay, benchmarking, reserved.
-func nonPublicPrefixes() [14]netip.Prefix {
-	return [...]netip.Prefix{
-		netip.MustParsePrefix("0.0.0.0/8"),
-		netip.MustParsePrefix("10.0.0.0/8"),
-		netip.MustParsePrefix("100.64.0.0/10"),
-		netip.MustParsePrefix("127.0.0.0/8"),
-		netip.MustParsePrefix("169.254.0.0/16"),
-		netip.MustParsePrefix("172.16.0.0/12"),
-		netip.MustParsePrefix("192.0.0.0/24"),
-		netip.MustParsePrefix("192.0.2.0/24"),
-		netip.MustParsePrefix("192.88.99.0/24"),
-		netip.MustParsePrefix("192.168.0.0/16"),
-		netip.MustParsePrefix("198.18.0.0/15"),
-		netip.MustParsePrefix("198.51.100.0/24"),
-		netip.MustParsePrefix("203.0.113.0/24"),
-		netip.MustParsePrefix("240.0.0.0/4"),
-	}
-}
-
-// isPublic reports whether an IPv4 address is outside every non-public
-// range.
-func isPublic(a netip.Addr) bool { return !nonPublicPrefix(a).IsValid() }
-
-// nonPublicPrefix returns the non-public range holding a, or the zero
-// Prefix.
-func nonPublicPrefix(a netip.Addr) netip.Prefix {
-	for _, p := range nonPublicPrefixes() {
-		if p.Contains(a) {
-			return p
-		}
-	}
-	return netip.Prefix{}
 }
 
 // validID reports whether s is 1-MaxIDLen bytes of A-Z a-z 0-9 . _ - :.
@@ -377,10 +350,10 @@ func validID(s string) bool {
 	return true
 }
 
-// validName reports whether s is 1-MaxNameLen bytes of printable ASCII
+// validName reports whether s is 1-MaxTargetNameLen bytes of printable ASCII
 // other than space.
 func validName(s string) bool {
-	if s == "" || len(s) > MaxNameLen {
+	if s == "" || len(s) > MaxTargetNameLen {
 		return false
 	}
 	for i := range len(s) {
@@ -391,71 +364,31 @@ func validName(s string) bool {
 	return true
 }
 
-// validAssetName reports whether the broker accepts s as a stream or
-// durable name (isValidAssetName: non-empty, no space, tab, CR, LF, FF,
-// '.', '*', '>', '\', '/'; at most 255 bytes), narrowed to valid UTF-8
-// without control characters so it can travel in a subject.
-func validAssetName(s string) bool {
-	if s == "" || len(s) > MaxAssetNameLen || !utf8.ValidString(s) {
-		return false
-	}
-	if strings.ContainsAny(s, " .*>\\/") {
-		return false
-	}
-	return !hasControl(s)
-}
+// validAssetName reports whether s is a stream or durable name a binding
+// may carry: pull.ValidName, the broker's asset-name rule narrowed to
+// valid UTF-8 without control characters so it can travel in a subject.
+func validAssetName(s string) bool { return pull.ValidName(s) == nil }
 
-// subjectRule returns the rule a filter subject breaks, or 0: it must be
-// 1-MaxSubjectLen bytes of valid UTF-8 without space or control
-// characters, with non-empty dot-separated tokens, and no '*' or '>'
-// anywhere.
+// subjectRule returns the rule a filter subject breaks, or 0: the rule is
+// pull.ValidFilterSubject (wire's subject rules, literal, 1 to
+// MaxFilterSubjectLen bytes of valid UTF-8 without space or control
+// characters); a subject whose fault is '*' or '>' breaks RuleWildcard.
 func subjectRule(s string) Rule {
-	if s == "" || len(s) > MaxSubjectLen || !utf8.ValidString(s) || hasControl(s) || strings.Contains(s, " ") {
+	switch err := pull.ValidFilterSubject(s); {
+	case err == nil:
+		return 0
+	case errors.Is(err, pull.ErrWildcardSubject):
+		return RuleWildcard
+	default:
 		return RuleSubject
 	}
-	for tok := range strings.SplitSeq(s, ".") {
-		if tok == "" {
-			return RuleSubject
-		}
-	}
-	if strings.ContainsAny(s, "*>") {
-		return RuleWildcard
-	}
-	return 0
 }
 
-// hasControl reports whether s holds a C0 or C1 control character or DEL.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r >= 0x7f && r < 0xa0 {
-			return true
-		}
-	}
-	return false
-}
-
-// validServerName reports whether s is a lower-case DNS name of at most
-// MaxServerNameLen bytes: dot-separated labels of 1-63 bytes of a-z 0-9 and
-// '-', not starting or ending with '-', and not an IP literal.
-func validServerName(s string) bool {
-	if s == "" || len(s) > MaxServerNameLen {
-		return false
-	}
-	if _, err := netip.ParseAddr(s); err == nil {
-		return false
-	}
-	for label := range strings.SplitSeq(s, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		for i := range len(label) {
-			c := label[i]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-				return false
-			}
-		}
-	}
-	return true
+// canonicalServerName reports whether s is a server name conn accepts
+// (conn.ValidServerName: a DNS name of at most MaxServerNameLen bytes, not
+// an IP literal) written in lower case, its one canonical spelling.
+func canonicalServerName(s string) bool {
+	return conn.ValidServerName(s) == nil && strings.ToLower(s) == s
 }
 
 // validPin reports whether s is 64 lower-case hex digits.

@@ -62,7 +62,7 @@ const (
 	RuleBudgetOverTimeout                       // root_budget_ms above operation_timeout_ms
 	RuleAckWaitTooShort                         // ack_wait_ms below operation_timeout_ms + AckWaitMarginMS
 	RuleID                                      // an ID: 1-MaxIDLen of A-Z a-z 0-9 . _ - :
-	RuleName                                    // a name: 1-MaxNameLen printable ASCII, no space
+	RuleName                                    // a name: 1-MaxTargetNameLen printable ASCII, no space
 	RuleAssetName                               // a stream or consumer name the broker would refuse
 	RuleServerName                              // not a lower-case DNS name
 	RuleSubject                                 // not a valid literal subject

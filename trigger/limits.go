@@ -1,5 +1,10 @@
 package trigger
 
+import (
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/pull"
+)
+
 // The bounds of the nats-jetstream-pull-v1 profile ("Profile setting /
 // Supported bound"). Every one is checked by Validate and ParseConfig, and
 // each has a test at the bound and one past it. Durations are integer
@@ -72,19 +77,21 @@ const (
 	// MaxIDLen bounds binding, tenant and provider IDs, in bytes.
 	MaxIDLen = 64
 
-	// MaxNameLen bounds the principal, service, contract, function and
-	// route of a binding, in bytes.
-	MaxNameLen = 256
+	// MaxTargetNameLen bounds the principal, service, contract, function
+	// and route of a binding (the target of its activations), in bytes.
+	MaxTargetNameLen = 256
 
-	// MaxAssetNameLen bounds stream and consumer names, in bytes; it is
-	// the broker's own limit (JSMaxNameLen).
-	MaxAssetNameLen = 255
+	// MaxAssetNameLen bounds stream and consumer names, in bytes: the
+	// broker's own limit (JSMaxNameLen), pull.MaxNameLen.
+	MaxAssetNameLen = pull.MaxNameLen
 
-	// MaxSubjectLen bounds a filter subject, in bytes.
-	MaxSubjectLen = 256
+	// MaxFilterSubjectLen bounds a filter subject, in bytes:
+	// pull.MaxFilterSubjectLen.
+	MaxFilterSubjectLen = pull.MaxFilterSubjectLen
 
-	// MaxServerNameLen bounds a TLS server name (a DNS name), in bytes.
-	MaxServerNameLen = 253
+	// MaxServerNameLen bounds a TLS server name (a DNS name), in bytes:
+	// conn.MaxServerNameLen.
+	MaxServerNameLen = conn.MaxServerNameLen
 
 	// MaxViolations bounds the violations one ConfigError carries; past it
 	// ConfigError.Truncated is set.

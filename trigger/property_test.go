@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/conn"
 	"pgregory.net/rapid"
 )
 
@@ -68,14 +69,15 @@ func genDestination(roots []string) *rapid.Generator[Destination] {
 			a[i] = rapid.Byte().Draw(t, "octet")
 		}
 		addr := netip.AddrFrom4(a)
-		if addr.IsUnspecified() || addr.IsMulticast() || a == [4]byte{255, 255, 255, 255} {
-			addr = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+		class, _ := conn.Classify(addr)
+		if !class.Dialable() {
+			addr, class = netip.AddrFrom4([4]byte{127, 0, 0, 1}), conn.ClassLoopback
 		}
 		d := Destination{
 			Address:        netip.AddrPortFrom(addr, rapid.Uint16Range(1, 65535).Draw(t, "port")),
 			ServerName:     rapid.StringMatching(`[a-z]([a-z0-9-]{0,10}[a-z0-9])?(\.[a-z0-9]{1,8}){0,3}`).Draw(t, "server name"),
 			RootCAsPEM:     rapid.SampledFrom(roots).Draw(t, "roots"),
-			AllowNonPublic: !isPublic(addr),
+			AllowNonPublic: class != conn.ClassPublic,
 		}
 		if rapid.Bool().Draw(t, "pinned") {
 			d.SPKISHA256 = rapid.StringMatching(`[0-9a-f]{64}`).Draw(t, "pin")
