@@ -30,7 +30,7 @@ func TestPayloadLimitIsTheProfiles(t *testing.T) {
 	if refhost.MaxPayloadBytes != trigger.MaxPayloadBytes {
 		t.Errorf("MaxPayloadBytes = %d, trigger.MaxPayloadBytes = %d", refhost.MaxPayloadBytes, trigger.MaxPayloadBytes)
 	}
-	if refhost.MaxIdentifierLen != trigger.MaxNameLen {
-		t.Errorf("MaxIdentifierLen = %d, trigger.MaxNameLen = %d", refhost.MaxIdentifierLen, trigger.MaxNameLen)
+	if refhost.MaxIdentifierLen != trigger.MaxTargetNameLen {
+		t.Errorf("MaxIdentifierLen = %d, trigger.MaxTargetNameLen = %d", refhost.MaxIdentifierLen, trigger.MaxTargetNameLen)
 	}
 }
