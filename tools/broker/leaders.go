@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/latent-systems/latent-nats/acksubject"
 )
 
 // Requester sends one request to the cluster, as a user of the account
@@ -58,12 +56,11 @@ type asset struct {
 	stream, consumer string
 }
 
-// validAssetName accepts a name by the broker's asset-name rule
-// (acksubject.CheckName: nothing that would change the subject's tokens)
-// and refuses, beyond it, every other control character.
+// validAssetName refuses what would change the subject's tokens: empty,
+// '.', '*', '>', whitespace and control characters.
 func validAssetName(s string) bool {
-	return acksubject.CheckName(s) == nil && !strings.ContainsFunc(s, func(r rune) bool {
-		return r < ' ' || r == 0x7f
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || r == '.' || r == '*' || r == '>'
 	})
 }
 

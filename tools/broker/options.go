@@ -3,10 +3,9 @@ package broker
 import (
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 	"time"
-
-	"github.com/latent-systems/latent-nats/conn"
 )
 
 // Limits of this package. Each has a test at the limit and one past it.
@@ -14,9 +13,8 @@ const (
 	// DefaultServerName is the DNS name in the server certificate (its only
 	// subject alternative name) when [Options.ServerName] is empty.
 	DefaultServerName = "broker.latent.test"
-	// MaxServerNameLen is the longest accepted [Options.ServerName], in
-	// bytes: conn.MaxServerNameLen.
-	MaxServerNameLen = conn.MaxServerNameLen
+	// MaxServerNameLen is the longest accepted [Options.ServerName], in bytes.
+	MaxServerNameLen = 253
 	// MaxTenants is the most tenant accounts one broker holds.
 	MaxTenants = 64
 	// MaxTenantNameLen is the longest tenant name, in bytes.
@@ -344,14 +342,32 @@ func validTenant(s string) bool {
 	return true
 }
 
-// validDNSName accepts a server name conn accepts (conn.ValidServerName)
-// and, for the certificate the harness issues, requires more: lower case,
-// at least two labels, and a last label that is not all digits (such a
-// name reads as an address to some parsers).
+// validDNSName accepts lower-case host names: labels of 1 to 63 letters,
+// digits and inner hyphens, at least two labels, not an IP address.
 func validDNSName(s string) bool {
-	if conn.ValidServerName(s) != nil || strings.ToLower(s) != s {
+	if len(s) == 0 || len(s) > MaxServerNameLen {
 		return false
 	}
-	i := strings.LastIndexByte(s, '.')
-	return i >= 0 && strings.Trim(s[i+1:], "0123456789") != ""
+	if _, err := netip.ParseAddr(s); err == nil {
+		return false
+	}
+	labels := strings.Split(s, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	// A name whose last label is all digits reads as an address to some
+	// parsers; refuse it.
+	last := labels[len(labels)-1]
+	return strings.Trim(last, "0123456789") != ""
 }
