@@ -36,6 +36,10 @@ type Triggers struct {
 	provIDs   []string
 
 	running atomic.Bool
+	// stepper is the ID of the goroutine running a step (holding mu), 0
+	// between steps: a host callback calling back into t is detected by
+	// it (see reentry.go).
+	stepper atomic.Uint64
 
 	// stopMu guards stop: the cancel of the context the Run or Step in
 	// progress runs under, so that Close can end a step waiting on the
@@ -46,13 +50,18 @@ type Triggers struct {
 
 	// mu is held by a step, CloseIdle and Close; everything below is
 	// owned by its holder.
-	mu       sync.Mutex
-	closed   bool
-	tenants  []tenantState
-	bindings []bindingState
-	rot      rotation
-	hot      int
-	steps    uint64
+	mu     sync.Mutex
+	closed bool
+	// closeAfterStep and idleAfterStep are a Close and a CloseIdle asked
+	// for from inside the step's own host callbacks: the step does them
+	// when it ends.
+	closeAfterStep bool
+	idleAfterStep  bool
+	tenants        []tenantState
+	bindings       []bindingState
+	rot            rotation
+	hot            int
+	steps          uint64
 	// dial opens a tenant's link; tests replace it before the first step.
 	dial dialFunc
 }
@@ -255,14 +264,28 @@ func (t *Triggers) PollInterval() time.Duration { return t.poll }
 // its context done; nothing more is acknowledged) and returns ErrClosed;
 // Close waits for its step to end. The registry keeps the epoch, so the
 // next installation of the logical ID expects it. Close is idempotent.
+//
+// Called from inside one of the step's own host callbacks (Activate,
+// ObserveStep, any Host method), Close cannot wait for that step: it stops
+// the step as above and returns at once, and the step closes the
+// installation when it ends, before Step or Run returns (ErrClosed).
 func (t *Triggers) Close() {
 	t.stopMu.Lock()
 	if t.stop != nil {
 		t.stop(ErrClosed)
 	}
 	t.stopMu.Unlock()
+	if t.reentrant(goid()) {
+		// This goroutine holds mu, in the step's callback.
+		t.closeAfterStep = true
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.closeLocked()
+}
+
+func (t *Triggers) closeLocked() {
 	if t.closed {
 		return
 	}
@@ -274,8 +297,14 @@ func (t *Triggers) Close() {
 // CloseIdle closes every tenant connection and releases every tenant client;
 // the next step that needs one dials again. Explicit Step drivers call it
 // when they stop; Run calls it before it returns. It waits for a step in
-// progress to end.
+// progress to end; called from inside that step's own host callbacks, it
+// returns at once and the step closes them when it ends.
 func (t *Triggers) CloseIdle() {
+	if t.reentrant(goid()) {
+		// This goroutine holds mu, in the step's callback.
+		t.idleAfterStep = true
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.closeClientsLocked()

@@ -26,11 +26,16 @@ import (
 // milliseconds plus whatever the host's activation takes to return.
 // Close does the same from another goroutine, and Run returns ErrClosed.
 // It returns ErrSuperseded when a newer epoch of the logical ID was
-// installed, ErrClosed after Close, ErrRunning when Run already runs and
-// ErrNoHost for a nil host, also after CloseIdle.
+// installed, ErrClosed after Close, ErrRunning when Run already runs,
+// ErrReentrant when called from inside the installation's own host
+// callbacks and ErrNoHost for a nil host, also after CloseIdle.
 func (t *Triggers) Run(ctx context.Context, host Host) error {
 	if host == nil {
 		return ErrNoHost
+	}
+	gid := goid()
+	if t.reentrant(gid) {
+		return ErrReentrant
 	}
 	if !t.running.CompareAndSwap(false, true) {
 		return ErrRunning
@@ -45,7 +50,7 @@ func (t *Triggers) Run(ctx context.Context, host Host) error {
 	timer.Stop()
 	defer timer.Stop()
 	for {
-		r, err := t.step(ctx, host)
+		r, err := t.step(ctx, host, gid)
 		switch {
 		case err == nil:
 		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):

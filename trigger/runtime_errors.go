@@ -21,6 +21,11 @@ var (
 	// ErrRunning: Run was called while Run is already running, or Step
 	// while Run runs.
 	ErrRunning = errors.New("trigger: already running")
+	// ErrReentrant: Step or Run was called from inside one of the
+	// installation's own host callbacks (Activate, ObserveStep or another
+	// Host method), on the goroutine that runs the step; it would wait for
+	// that step forever.
+	ErrReentrant = errors.New("trigger: step or run called from inside the step's own host callback")
 	// ErrPoolExhausted is matched by every *ReservationError: a shared pool
 	// limit refused a reservation, so nothing was sent.
 	ErrPoolExhausted = errors.New("trigger: pool reservation unavailable")

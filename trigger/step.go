@@ -75,19 +75,24 @@ func stepBound(timeout time.Duration) time.Duration {
 // stopped (ctx's end interrupts a wait on the broker at once; the step
 // reclaimed everything locally and acknowledged nothing more), ErrClosed
 // when Close stopped it,
-// ErrSuperseded, ErrClosed, ErrRunning while Run runs, ErrNoHost. Broker
+// ErrSuperseded, ErrClosed, ErrRunning while Run runs, ErrNoHost,
+// ErrReentrant from inside the installation's own host callbacks. Broker
 // and host failures are not errors of Step: they are in the report and the
 // monitor.
 func (t *Triggers) Step(ctx context.Context, host Host) (StepReport, error) {
 	if host == nil {
 		return StepReport{}, ErrNoHost
 	}
+	gid := goid()
+	if t.reentrant(gid) {
+		return StepReport{}, ErrReentrant
+	}
 	if t.running.Load() {
 		return StepReport{}, ErrRunning
 	}
 	ctx, unstop := t.withStop(ctx)
 	defer unstop()
-	r, err := t.step(ctx, host)
+	r, err := t.step(ctx, host, gid)
 	// Before unstop ends ctx: the connections kept hold no registration on
 	// it (see conn.Conn.Detach).
 	t.mu.Lock()
@@ -98,12 +103,15 @@ func (t *Triggers) Step(ctx context.Context, host Host) (StepReport, error) {
 	return r, stopped(ctx, err)
 }
 
-func (t *Triggers) step(ctx context.Context, host Host) (StepReport, error) {
+// step makes one visit on the goroutine gid (see reentry.go).
+func (t *Triggers) step(ctx context.Context, host Host, gid uint64) (StepReport, error) {
 	if err := ctx.Err(); err != nil {
 		return StepReport{}, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.stepper.Store(gid)
+	defer t.endStep()
 	if t.closed {
 		return StepReport{}, ErrClosed
 	}
@@ -134,6 +142,20 @@ func (t *Triggers) step(ctx context.Context, host Host) (StepReport, error) {
 		o.ObserveStep(r)
 	}
 	return r, err
+}
+
+// endStep ends a step (mu held): what its host callbacks asked of Close
+// and CloseIdle is done now.
+func (t *Triggers) endStep() {
+	t.stepper.Store(0)
+	if t.idleAfterStep {
+		t.idleAfterStep = false
+		t.closeClientsLocked()
+	}
+	if t.closeAfterStep {
+		t.closeAfterStep = false
+		t.closeLocked()
+	}
 }
 
 // pace decides the wait after a step. A step that delivered a message
