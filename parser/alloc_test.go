@@ -3,7 +3,7 @@ package parser
 import (
 	"testing"
 
-	"github.com/latent-systems/latent-nats/parser/frametest"
+	"github.com/latent-systems/latent-nats/internal/frametest"
 )
 
 // TestZeroAllocs asserts that Next allocates nothing per frame in steady

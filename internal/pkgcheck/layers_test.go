@@ -40,7 +40,7 @@ func TestModuleLayers(t *testing.T) {
 		"internal/jsonlex":    {nil, "the strict JSON lexer under pull's and refhost's decoders"},
 		"internal/pkgcheck":   {nil, "checks of the module's own source, standard library only"},
 		"internal/fakeserver": {nil, "a scripted TLS server for tests below conformance, standard library only"},
-		"parser/frametest":    {nil, "frames shaped like broker traffic for the parser's and the peer benchmarks"},
+		"internal/frametest":  {nil, "frames shaped like broker traffic for the parser's and the peer benchmarks"},
 
 		// Test-only packages: their files beside doc.go are tests.
 		"fuzz":        {nil, "cross-package fuzz targets (tests only)"},

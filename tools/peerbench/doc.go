@@ -7,7 +7,7 @@
 //
 // # -mode parser (the default)
 //
-// The byte streams of parser/frametest through this project's parser and
+// The byte streams of internal/frametest through this project's parser and
 // through nats.go's receive path. Every network connection is to a fake
 // server it starts on 127.0.0.1, which streams a bounded number of frames
 // and is stopped and waited for before the next case.

@@ -22,8 +22,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/latent-systems/latent-nats/internal/frametest"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/parser/frametest"
 )
 
 // limits are the parser's caps in every case: 8 KiB lines and headers, the
