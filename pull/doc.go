@@ -26,7 +26,7 @@
 //   - kind.go: [Kind] and [Class], one Kind per status the broker sends.
 //   - op.go: [Op], the operation named in errors.
 //   - ack.go: [Command], [AppendCommand], [Outcome] and [Receipt].
-//   - permissions.go: [DerivePermissions] and [Permissions.ServerConfigJSON].
+//   - permissions.go: [DerivePermissions].
 //   - errors.go: sentinels and the typed errors [BindingError],
 //     [InfoError], [APIError], [ProfileError], [ReplyError], [ReceiptError].
 //

@@ -1,8 +1,6 @@
 package pull
 
 import (
-	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -77,44 +75,5 @@ func TestDerivePermissionsRefuses(t *testing.T) {
 				t.Errorf("DerivePermissions() = %v, want field %q", err, tt.field)
 			}
 		})
-	}
-}
-
-func TestServerConfigJSON(t *testing.T) {
-	p, err := DerivePermissions("_INBOX", validBinding())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := p.ServerConfigJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"publish":{"allow":["$JS.ACK.*.*.ORDERS.worker.>","$JS.ACK.ORDERS.worker.>","$JS.API.CONSUMER.INFO.ORDERS.worker","$JS.API.CONSUMER.MSG.NEXT.ORDERS.worker"]},"subscribe":{"allow":["_INBOX.>"]}}`
-	if string(got) != want {
-		t.Errorf("ServerConfigJSON() =\n%s\nwant\n%s", got, want)
-	}
-	var back struct {
-		Publish   struct{ Allow []string } `json:"publish"`
-		Subscribe struct{ Allow []string } `json:"subscribe"`
-	}
-	if err := json.Unmarshal(got, &back); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(p, Permissions{Publish: back.Publish.Allow, Subscribe: back.Subscribe.Allow}); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
-}
-
-func TestServerConfigJSONQuoting(t *testing.T) {
-	got, err := Permissions{Publish: []string{`a"b`}, Subscribe: nil}.ServerConfigJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"publish":{"allow":["a\"b"]},"subscribe":{"allow":[]}}`; string(got) != want {
-		t.Errorf("ServerConfigJSON() = %s, want %s", got, want)
-	}
-	_, err = Permissions{Publish: []string{"a\x01b"}}.ServerConfigJSON()
-	if !errors.Is(err, ErrInvalidSubject) {
-		t.Errorf("control byte: %v, want ErrInvalidSubject", err)
 	}
 }

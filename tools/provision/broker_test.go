@@ -281,19 +281,18 @@ func TestAgainstBroker(t *testing.T) {
 			}
 		}
 
-		// The server format carries pull's ServerConfigJSON, one line per
-		// tenant.
+		// The server format carries ServerConfigJSON, one line per tenant.
 		var lines []string
 		for _, l := range strings.Split(serverOut.String(), "\n") {
 			if strings.HasPrefix(l, "permissions: ") {
 				lines = append(lines, strings.TrimPrefix(l, "permissions: "))
 			}
 		}
-		acmeConf, err := wantAcme.ServerConfigJSON()
+		acmeConf, err := ServerConfigJSON(wantAcme)
 		if err != nil {
 			t.Fatal(err)
 		}
-		globexConf, err := wantGlobex.ServerConfigJSON()
+		globexConf, err := ServerConfigJSON(wantGlobex)
 		if err != nil {
 			t.Fatal(err)
 		}

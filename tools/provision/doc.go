@@ -21,7 +21,8 @@
 //   - run.go: Run over a whole configuration, Options and Mode.
 //   - result.go: Result, Report and its text form.
 //   - publish.go: Publish with a verified JetStream acknowledgement.
-//   - permissions.go: DerivePermissions per tenant and WritePermissions.
+//   - permissions.go: DerivePermissions per tenant, WritePermissions and
+//     ServerConfigJSON (nats-server configuration).
 //   - scope.go: Scope and ScopeRole, the permissions as a scoped signing
 //     key's template, and the nsc commands.
 //   - main.go: Main, the provision command (cmd/provision).

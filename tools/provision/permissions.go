@@ -67,8 +67,8 @@ type Format uint8
 
 const (
 	// FormatServer is nats-server configuration: per tenant a comment
-	// naming it and a `permissions: {...}` line (pull's
-	// Permissions.ServerConfigJSON) to put in that tenant's user entry.
+	// naming it and a `permissions: {...}` line (ServerConfigJSON) to
+	// put in that tenant's user entry.
 	FormatServer Format = iota + 1
 	// FormatJSON is one JSON document (AccountDocument) for account
 	// tooling: per tenant the permissions in the form of a user JWT's
@@ -138,7 +138,7 @@ func WritePermissions(w io.Writer, f Format, ps []TenantPermissions) error {
 		fmt.Fprintf(&b, "# Permissions of the trigger runtime's user on each tenant's broker\n")
 		fmt.Fprintf(&b, "# (each tenant's private inbox prefix); place each line in that user's entry.\n")
 		for _, p := range ps {
-			conf, err := p.Permissions.ServerConfigJSON()
+			conf, err := ServerConfigJSON(p.Permissions)
 			if err != nil {
 				return err
 			}
@@ -172,4 +172,51 @@ func WritePermissions(w io.Writer, f Format, ps []TenantPermissions) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// ServerConfigJSON returns p as the JSON of a nats-server user's
+// "permissions" block:
+//
+//	{"publish":{"allow":[...]},"subscribe":{"allow":[...]}}
+//
+// The server's configuration format accepts JSON, so the bytes can be placed
+// after `permissions:` in a user entry. Its lexer knows only the escapes
+// \" \\ \t \n \r \xXX, so strings are written with '"' and '\' escaped and
+// everything else literal (no \u escapes, no HTML escaping); a subject with
+// a control byte cannot be written and is an error wrapping
+// pull.ErrInvalidSubject.
+func ServerConfigJSON(p pull.Permissions) ([]byte, error) {
+	out := make([]byte, 0, 64+32*(len(p.Publish)+len(p.Subscribe)))
+	out = append(out, `{"publish":{"allow":`...)
+	out, err := appendConfigList(out, p.Publish)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, `},"subscribe":{"allow":`...)
+	if out, err = appendConfigList(out, p.Subscribe); err != nil {
+		return nil, err
+	}
+	return append(out, "}}"...), nil
+}
+
+func appendConfigList(dst []byte, list []string) ([]byte, error) {
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		for j := 0; j < len(s); j++ {
+			switch c := s[j]; {
+			case c < 0x20 || c == 0x7f:
+				return nil, fmt.Errorf("%w: control byte in a permission subject", pull.ErrInvalidSubject)
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			default:
+				dst = append(dst, c)
+			}
+		}
+		dst = append(dst, '"')
+	}
+	return append(dst, ']'), nil
 }

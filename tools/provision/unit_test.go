@@ -512,6 +512,52 @@ func TestDerivePermissions(t *testing.T) {
 	}
 }
 
+// TestServerConfigJSON: the permissions block of a user entry, which reads
+// back as the permissions.
+func TestServerConfigJSON(t *testing.T) {
+	p, err := pull.DerivePermissions("_INBOX", pull.Binding{
+		Stream: "ORDERS", Consumer: "worker", FilterSubject: "orders.new",
+		PayloadCeiling: 1024, AckWait: 2 * time.Second, MaxDeliver: 3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ServerConfigJSON(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"publish":{"allow":["$JS.ACK.*.*.ORDERS.worker.>","$JS.ACK.ORDERS.worker.>","$JS.API.CONSUMER.INFO.ORDERS.worker","$JS.API.CONSUMER.MSG.NEXT.ORDERS.worker"]},"subscribe":{"allow":["_INBOX.>"]}}`
+	if string(got) != want {
+		t.Errorf("ServerConfigJSON() =\n%s\nwant\n%s", got, want)
+	}
+	var back struct {
+		Publish   struct{ Allow []string } `json:"publish"`
+		Subscribe struct{ Allow []string } `json:"subscribe"`
+	}
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p, pull.Permissions{Publish: back.Publish.Allow, Subscribe: back.Subscribe.Allow}); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// TestServerConfigJSONQuoting: '"' is escaped; a control byte, which the
+// server's lexer cannot read back, is refused.
+func TestServerConfigJSONQuoting(t *testing.T) {
+	got, err := ServerConfigJSON(pull.Permissions{Publish: []string{`a"b`}, Subscribe: nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"publish":{"allow":["a\"b"]},"subscribe":{"allow":[]}}`; string(got) != want {
+		t.Errorf("ServerConfigJSON() = %s, want %s", got, want)
+	}
+	_, err = ServerConfigJSON(pull.Permissions{Publish: []string{"a\x01b"}})
+	if !errors.Is(err, pull.ErrInvalidSubject) {
+		t.Errorf("control byte: %v, want pull.ErrInvalidSubject", err)
+	}
+}
+
 // TestWritePermissions pins every format: each tenant's own inbox prefix
 // and subscribe permission, nothing account-wide; the JSON's scope and the
 // nsc commands hold exactly the grants.
@@ -524,11 +570,11 @@ func TestWritePermissions(t *testing.T) {
 	if err := WritePermissions(&server, FormatServer, ps); err != nil {
 		t.Fatal(err)
 	}
-	acmeConf, err := ps[0].Permissions.ServerConfigJSON()
+	acmeConf, err := ServerConfigJSON(ps[0].Permissions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	euConf, err := ps[1].Permissions.ServerConfigJSON()
+	euConf, err := ServerConfigJSON(ps[1].Permissions)
 	if err != nil {
 		t.Fatal(err)
 	}
