@@ -2,36 +2,37 @@ package trigger_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net/netip"
 	"time"
 
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/tools/broker"
-	"github.com/latent-systems/latent-nats/tools/provision"
 	"github.com/latent-systems/latent-nats/trigger"
-	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
 
-// The embedding of the runtime, end to end, against the pinned nats-server
-// (tools/broker starts it on 127.0.0.1, handshake-first TLS, operator mode).
-// In production the Destination names your broker and the credential comes
-// from protected storage; everything else is the same.
+// The embedding of the runtime, up to the first step, without a broker:
+// the configuration restored from the bytes MarshalJSON wrote, the
+// tenant's credential, shared pools and the installation, then one step
+// that the host ends before any network (it has no capacity for now, see
+// busyHost), the monitor's view of it, and the stop. With a host that
+// reserves, the same step dials the destination, pulls one message,
+// activates the function and acknowledges; conformance's
+// TestTriggerEmbedding runs that whole embedding against the pinned
+// broker.
 func ExampleInstall() {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	b, err := broker.Start(ctx, broker.Options{Tenants: []string{"acme"}})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer b.Close()
-
-	// 1. The configuration: built in Go (or restored with ParseConfig from
-	// the bytes MarshalJSON wrote). It holds no secret.
+	// 1. The configuration: built in Go, or restored with ParseConfig from
+	// the bytes MarshalJSON wrote. It holds no secret.
 	dest := trigger.Destination{
-		Address:        b.Addr(), // one IPv4 address and port, never a name
-		ServerName:     b.ServerName(),
-		RootCAsPEM:     string(b.CAPEM()),
+		Address:        netip.MustParseAddrPort("127.0.0.1:4222"), // never a name
+		ServerName:     "broker.latent.test",
+		RootCAsPEM:     exampleRootPEM(),
 		AllowNonPublic: true, // 127.0.0.1 is not public: opt in to this exact address
 	}
 	cfg := trigger.Config{
@@ -61,51 +62,22 @@ func ExampleInstall() {
 		fmt.Println(err)
 		return
 	}
+	fmt.Printf("config: %d tenant, %d binding, profile %s\n", len(cfg.Tenants), len(cfg.Bindings), cfg.Profile)
 
-	// The operator's side, once: the stream, the durable consumer and one
-	// event (see provisionAndPublish).
-	if err := provisionAndPublish(ctx, b, cfg, `["A-1", 2]`); err != nil {
-		fmt.Println(err)
-		return
-	}
-
-	// 2. The tenant's credential, bound to tenant, provider and destination.
-	secret, err := runtimeSecret(b, cfg)
+	// 2. The tenant's credential (from protected storage), bound to
+	// tenant, provider and destination. It redacts itself.
+	secret, err := credential.FromToken("example-token")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer secret.Wipe()
 	creds := []trigger.Credential{{Tenant: "acme", ProviderID: "local", Destination: dest, Secret: secret}}
+	fmt.Println("credential:", secret)
 
-	// 3. The host: here the reference host with one registered function.
-	host, err := refhost.New(refhost.Config{MaxActivations: 4, MaxInputBytes: 4 << 10})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	err = host.Register(refhost.Function{
-		Service: "orders", Revision: "v1", Contract: "orders-v1", Name: "place",
-		Params: []refhost.Type{refhost.String(), refhost.U32()},
-		Func: func(_ context.Context, c refhost.Call) error {
-			fmt.Printf("place %s x%d (%s)\n", c.Args[0], c.Args[1], c.Principal)
-			return nil
-		},
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	if err := host.Publish(refhost.PublicationKey{Service: "orders", Contract: "orders-v1", Function: "place"}); err != nil {
-		fmt.Println(err)
-		return
-	}
-	if _, err := host.SetRoute("orders", "", "v1"); err != nil {
-		fmt.Println(err)
-		return
-	}
-
-	// 4. Shared pools, then the installation: epoch 1, expected 0 (first).
+	// 3. Shared pools, then the installation: epoch 1, expected 0 (first).
+	// Installing dials nothing; a tenant's connection is dialled by the
+	// first step that needs it.
 	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
 	if err != nil {
 		fmt.Println(err)
@@ -119,147 +91,70 @@ func ExampleInstall() {
 	}
 	defer trig.Close()
 
-	// 5a. An explicit driver: one Step at a time, waiting r.Wait between
-	// (see stepUntil). A visit can fail, for instance when the broker
-	// answers a pull later than its bound; the driver simply goes on and
-	// the next visit dials again.
-	r, err := stepUntil(ctx, trig, host, trigger.ResultDelivered)
+	// 4. One step: the host declines the reservation, so the visit is
+	// skipped before the pull, and the next step comes a poll interval
+	// later.
+	r, err := trig.Step(context.Background(), busyHost{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s: seq=%d outcome=%s action=%s ack=%s\n", r.Result, r.StreamSeq, r.Outcome, r.Action, r.Ack)
+	fmt.Printf("step %d: %s (%s), next step after %v\n", r.Step, r.Result, r.Error, r.Wait)
 
-	// The monitor keeps the last report that was not an empty visit.
-	last, ok := mon.LastStep()
-	fmt.Printf("last step is this one: %v (epoch=%d binding=%d route generation=%d)\n",
-		ok && last == r, last.Epoch, last.Binding, last.RouteGeneration)
-
-	// Nothing is left: the next visits are empty, one per poll interval.
-	if r, err = stepUntil(ctx, trig, host, trigger.ResultEmpty); err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("%s, next step after %v\n", r.Result, r.Wait)
-	trig.CloseIdle() // explicit drivers close idle connections when they stop
-
-	// 5b. Or the owner's loop: one goroutine, one timer, until ctx is done.
-	runCtx, stop := context.WithTimeout(ctx, 350*time.Millisecond)
-	err = trig.Run(runCtx, host)
-	stop()
-	fmt.Println("run returned:", err)
-
-	// 6. The monitor's aggregate counts.
+	// 5. The monitor: a skip is kept in its own slot, and counted.
+	skip, ok := mon.LastSkip()
+	fmt.Println("last skip is this one:", ok && skip == r)
 	s := mon.Snapshot()
-	fmt.Printf("delivered=%d acked=%d uncertain=%d\n", s.Totals.Delivered, s.Totals.Acked, s.Totals.Uncertain)
+	fmt.Printf("steps=%d dials=%d visits=%d skipped=%d delivered=%d\n",
+		s.Steps, s.Dials, s.Totals.Visits, s.Totals.Skipped, s.Totals.Delivered)
 
-	// 7. Stop: the runtime, then the host's functions, then the pools.
+	// 6. Stop: the runtime, then the pools.
 	trig.Close()
-	if err := host.WaitIdle(ctx); err != nil {
-		fmt.Println(err)
-		return
-	}
 	pools.Close()
 	u := pools.Usage()
 	fmt.Printf("held: %d bytes, %d connections\n", u.Bytes, u.Connections)
 
 	// Output:
-	// place A-1 x2 (trigger:acme/orders-place/svc:orders)
-	// delivered: seq=1 outcome=success action=ack ack=verified
-	// last step is this one: true (epoch=1 binding=0 route generation=1)
-	// empty, next step after 100ms
-	// run returned: <nil>
-	// delivered=1 acked=1 uncertain=0
+	// config: 1 tenant, 1 binding, profile nats-jetstream-pull-v1
+	// credential: credential.Secret(token, [redacted])
+	// step 1: skipped (unavailable), next step after 100ms
+	// last skip is this one: true
+	// steps=1 dials=0 visits=1 skipped=1 delivered=0
 	// held: 0 bytes, 0 connections
 }
 
-// exampleMaxSteps bounds the steps of stepUntil.
-const exampleMaxSteps = 1000
+// busyHost is a host with no capacity for now: every publication is
+// eligible and every credential current, but ReserveInbound answers
+// trigger.ErrUnavailable, so a step ends before it pulls anything.
+type busyHost struct{}
 
-// stepUntil is an explicit driver: it makes steps, waiting each report's
-// Wait before the next, until one ends with the result want (at most
-// exampleMaxSteps steps, and never past ctx).
-func stepUntil(ctx context.Context, trig *trigger.Triggers, host trigger.Host, want trigger.StepResult) (trigger.StepReport, error) {
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for range exampleMaxSteps {
-		r, err := trig.Step(ctx, host)
-		if err != nil || r.Result == want {
-			return r, err
-		}
-		timer.Reset(r.Wait)
-		select {
-		case <-ctx.Done():
-			return r, ctx.Err()
-		case <-timer.C:
-		}
-	}
-	return trigger.StepReport{}, fmt.Errorf("no %s step within %d steps", want, exampleMaxSteps)
+func (busyHost) PublicationEligible(trigger.BindingRef) error { return nil }
+func (busyHost) CredentialCurrent(string) error               { return nil }
+
+func (busyHost) ReserveInbound(context.Context, trigger.InboundRequest) (trigger.Inbound, error) {
+	return nil, trigger.ErrUnavailable
 }
 
-// provisionAndPublish is the operator's side of the example, never the
-// runtime's: with a tenant administrator it creates the stream and the
-// binding's durable consumer with the profile's exact settings
-// (tools/provision, as `provision -config ... -credentials ...` does), then
-// publishes one event with a verified JetStream acknowledgement.
-func provisionAndPublish(ctx context.Context, b *broker.Broker, cfg trigger.Config, payload string) error {
-	admin, err := b.Admin("acme")
+// exampleRootPEM returns a fresh self-signed root certificate in PEM, in
+// place of the broker's CA (the example never connects).
+func exampleRootPEM() string {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return err
+		panic(err)
 	}
-	file, err := admin.File()
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "example root"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return err
+		panic(err)
 	}
-	secret, err := credential.ParseCreds(file)
-	clear(file)
-	if err != nil {
-		return err
-	}
-	defer secret.Wipe()
-	t := cfg.Tenants[0]
-	creds := []trigger.Credential{{Tenant: t.ID, ProviderID: t.ProviderID, Destination: t.Destination, Secret: secret}}
-	rep, err := provision.Run(ctx, cfg, creds, provision.DefaultOptions())
-	if err != nil {
-		return err
-	}
-	if !rep.OK() {
-		return fmt.Errorf("provisioning: %d created, %d asserted of %d", rep.Count(provision.ActionCreated), rep.Count(provision.ActionAsserted), len(rep.Results))
-	}
-	cc, err := provision.ConnConfig(t.Destination, secret)
-	if err != nil {
-		return err
-	}
-	c, err := provision.Dial(ctx, cc, 0)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	_, err = c.Publish(ctx, cfg.Bindings[0].FilterSubject, []byte(payload))
-	return err
-}
-
-// runtimeSecret mints the runtime's user on the tenant's account with
-// exactly the permissions provision derives for its bindings (consumer
-// info, pull and acknowledgement subjects) and its private inbox: subscribe
-// on trigger.InboxPrefix("acme") + ".>", that is "_INBOX.acme.>", the
-// prefix the runtime's connection for the tenant uses. It returns the
-// user's secret.
-func runtimeSecret(b *broker.Broker, cfg trigger.Config) (*credential.Secret, error) {
-	perms, err := provision.DerivePermissions(cfg)
-	if err != nil {
-		return nil, err
-	}
-	p := perms[0].Permissions
-	user, err := b.User("acme", broker.UserSpec{PubAllow: p.Publish, SubAllow: p.Subscribe})
-	if err != nil {
-		return nil, err
-	}
-	file, err := user.File()
-	if err != nil {
-		return nil, err
-	}
-	defer clear(file)
-	return credential.ParseCreds(file)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
