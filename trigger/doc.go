@@ -7,41 +7,6 @@
 // and refuses any configuration outside the profile's bounds rather than
 // adjusting it.
 //
-// # Files
-//
-// Configuration:
-//
-//   - limits.go: the profile's bounds as named constants.
-//   - config.go: Config, Tenant, Destination, Binding and their duration
-//     accessors.
-//   - config_validate.go: Validate, every rule with the JSON path of the
-//     value that breaks it.
-//   - config_json.go: the canonical encoding, MarshalJSON, ParseConfig,
-//     CanonicalConfig.
-//   - config_decode.go: the strict decoder behind ParseConfig.
-//   - credentials.go: Credential and MatchCredentials.
-//   - errors.go: sentinels, Rule, Violation, ConfigError, CredentialsError.
-//
-// Runtime:
-//
-//   - install.go: Install, Triggers, Close and CloseIdle.
-//   - pools.go: Pools, PoolLimits, PoolConfig, Usage and the accounting
-//     charges (InstallCharge, RequestCharge, ConnectionBytes).
-//   - client.go: the lazily created tenant client and its one pooled
-//     connection: probe, replacement, idle age and dial backoff.
-//   - host.go: Host, Inbound, InboundRequest, Activation, Principal, Result
-//     and Outcome.
-//   - rotation.go: the order of visits.
-//   - step.go: Step and the flow of one visit; the deadline split.
-//   - run.go: Run, the owner's loop and its pacing.
-//   - outcome.go: Action, ActionFor and the acknowledgement commands.
-//   - monitor.go: Monitor, Snapshot, Counts, StepReport, StepResult,
-//     AckState and ErrorClass.
-//   - runtime_errors.go: the runtime's sentinels, EpochError, Resource,
-//     ReservationError and PoolLimitsError.
-//   - logs.go: the fixed messages (Log...) and attribute keys (LogKey...)
-//     of PoolConfig.Logger.
-//
 // # Configuration
 //
 // A configuration is persisted only as the bytes MarshalJSON writes, and
@@ -113,18 +78,29 @@
 //     admission and the binding's payload ceiling of input; unavailable
 //     means no pull.
 //  3. The pools: the ingress request, then the tenant client and its
-//     connection (probed, or dialled: handshake-first TLS to the exact
-//     destination).
-//  4. Consumer info, checked against the profile by package pull; a
-//     consumer it proves empty ends the visit after this one round trip.
+//     connection; a refusal means no network. A pooled connection is
+//     probed (one the broker closed, or idle too long, is replaced once);
+//     otherwise one is dialled: TCP to the literal address, handshake-first
+//     TLS to the exact destination, INFO, then CONNECT, the inbox SUB and a
+//     PING.
+//  4. Consumer info ($JS.API.CONSUMER.INFO.<stream>.<consumer>), checked
+//     against the profile by package pull; a consumer it proves empty
+//     (nothing pending, nothing awaiting redelivery) ends the visit after
+//     this one round trip.
 //  5. Eligibility and the credential again, then a no-wait pull of one
-//     message with a 100 ms expiry.
-//  6. The activation, with a derived Principal, a fresh ActivationID and
-//     TraceID, the payload, the original deadline and the pinned route
-//     generation; event bytes and headers select nothing.
-//  7. ActionFor maps the Outcome to the broker action; the credential is
-//     checked again; the acknowledgement waits for the broker's receipt.
-//  8. The monitor records the step; the reservations are released.
+//     message with a 100 ms expiry ({"batch":1,"no_wait":true,
+//     "expires":100ms,"max_bytes":ceiling+9216}). Empty or expired ends the
+//     visit; busy, oversize and misconfigured are counted and end it.
+//  6. Inbound.Activate, with a derived Trigger Principal, a fresh
+//     ActivationID and TraceID, the payload, the original deadline and the
+//     pinned route generation; event bytes and headers select nothing.
+//  7. ActionFor maps the Outcome to the broker action (+ACK, +TERM, -NAK
+//     with its delay, or +TERM "exhausted"); the credential is checked
+//     again; the acknowledgement waits for the broker's receipt (none seen:
+//     uncertain).
+//  8. The monitor records the step (its counts and the one fixed-size
+//     last-step report); Inbound.Release, then the pools' reservations are
+//     released.
 //
 // Broker and host failures end the step, not the owner's work: they are in
 // the StepReport (Result, Error, Resource) and in the monitor's counts.
@@ -194,7 +170,8 @@
 // LogBackoffEnded, LogProfileCleared, LogCredentialRestored,
 // LogPoolCleared. Warn: LogLost, LogBackoffStarted, LogProfileMismatch,
 // LogCredentialExpired, LogPoolExhausted, LogExhausted, LogAckUncertain,
-// LogAckLate. The README's "Logs" table lists the attributes of each.
+// LogAckLate. The Logs table of docs/OPERATIONS.md lists the attributes of
+// each.
 //
 // # Stopping
 //
