@@ -9,27 +9,23 @@
 //
 // # Contents
 //
-//   - config.go: Config, its validation and the defaults of optional fields.
-//   - addr.go: the address policy (AddrClass, Classify) applied before any
+//   - Configuration: Config, its validation and the defaults of optional
+//     fields; the address policy (AddrClass, Classify) applied before any
 //     socket is opened.
-//   - dial.go: Dial, the handshake as a straight line of named steps:
-//     StepDial, StepTLS, StepInfo, StepAuthenticate, StepConnect.
-//   - control.go: server PINGs and INFOs met while waiting, and -ERR text
-//     mapped onto an ErrKind.
-//   - info.go: the few INFO fields the connection reads; everything that
-//     could steer it elsewhere is ignored.
-//   - inbox.go: the random inbox prefix and per-request reply tokens.
-//   - request.go: Request, RequestBytes, RequestDelivery, Exchange, Call, Await
-//     and Reply.
-//   - check.go: Check, a cheap staleness probe for an idle pooled
-//     connection; peek_unix.go and peek_other.go: the non-blocking look at
-//     the socket it starts with.
-//   - cancel.go: the context's end interrupting the socket (see
-//     Deadlines).
-//   - conn.go: Conn, Close, accessors and the reader the parser reads.
-//   - sock_linux.go, sock_other.go: the opt-in thread socket (see Thread
-//     socket).
-//   - errors.go: sentinels, ErrKind, ServerError, Step, HandshakeError,
+//   - The handshake: Dial, a straight line of named steps (StepDial,
+//     StepTLS, StepInfo, StepAuthenticate, StepConnect); the few INFO fields
+//     the connection reads (everything that could steer it elsewhere is
+//     ignored).
+//   - Exchanges: Request, RequestBytes, RequestDelivery, Exchange, Call,
+//     Await and Reply, over the random inbox prefix and per-request reply
+//     tokens; server PINGs and INFOs met while waiting, and -ERR text mapped
+//     onto an ErrKind.
+//   - Pooling: Check, a cheap staleness probe for an idle pooled connection,
+//     starting with a non-blocking look at the socket.
+//   - Stopping: the context's end interrupting the socket (see Deadlines);
+//     Conn, Close, accessors and the reader the parser reads.
+//   - The opt-in thread socket (see Thread socket).
+//   - Errors: sentinels, ErrKind, ServerError, Step, HandshakeError,
 //     AddressError and ClosedError.
 //
 // # Deadlines

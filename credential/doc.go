@@ -10,13 +10,11 @@
 //
 // Contents:
 //
-//   - kind.go: Kind, the four credential kinds.
-//   - secret.go: Secret, its constructors, Authenticate, CheckCurrent, Wipe.
-//   - creds.go: ParseCreds, the decorated .creds format.
-//   - auth.go: Auth, the fields a CONNECT carries.
-//   - redact.go: redaction of Secret and Auth.
-//   - limits.go: the size bounds of every input.
-//   - errors.go: sentinels.
+//   - Kinds: Kind, the four credential kinds; ParseCreds, the decorated
+//     .creds format.
+//   - Secret: its constructors, Authenticate, CheckCurrent, Wipe; Auth, the
+//     fields a CONNECT carries; the redaction of both.
+//   - The size bounds of every input; sentinels.
 //
 // Wiping: the Secret keeps its secret bytes in buffers it owns and zeroes
 // them in Wipe. Signing decodes the seed into a private key only for the

@@ -5,15 +5,13 @@
 //
 // # Contents
 //
-//   - limits.go: [Limits], the caps [MaxLine], [MaxHeaderBlock] and
-//     [MaxPayloadLimit], and how each one counts CRLF.
-//   - op.go: the frame vocabulary [Op].
-//   - frame.go: [Frame] and its zero-copy lifetime.
-//   - parser.go: [Parser], [New] and [Parser.Next].
-//   - reader.go: the fixed buffer and how it is filled.
-//   - args.go: control-line arguments and size tokens.
-//   - header.go: the header-block grammar ([ParseHeader], [HeaderValue]).
-//   - errors.go: sentinels and the typed [Error].
+//   - Caps: [Limits], [MaxLine], [MaxHeaderBlock] and [MaxPayloadLimit],
+//     and how each one counts CRLF.
+//   - The frame vocabulary [Op], and [Frame] with its zero-copy lifetime.
+//   - Reading: [Parser], [New] and [Parser.Next] over one fixed buffer;
+//     control-line arguments and size tokens.
+//   - Header blocks: the grammar, [ParseHeader] and [HeaderValue].
+//   - Errors: sentinels and the typed [Error].
 //
 // # Grammar
 //

@@ -8,27 +8,23 @@
 //
 // # Contents
 //
-//   - binding.go: [Binding], its limits, [ValidName] (the broker's
-//     asset-name rule, which acksubject owns, narrowed to configuration
-//     text) and [ValidFilterSubject] (wire's subject rule, literal and
-//     bounded).
-//   - consumer.go: [Consumer], [Requester] and the operations
-//     [Consumer.Inspect], [Consumer.Next] and [Consumer.Ack].
-//   - scratch.go: [Scratch], the working memory Consumers that are used
-//     one at a time can share.
-//   - info.go, jsonscan.go: the strict, allocation-free decoding of the
-//     consumer-info reply, capped at [MaxInfoSize], over the lexer of
-//     internal/jsonlex (invalid UTF-8 and unpaired surrogate escapes
-//     refused); [Pending] and [Pending.Empty].
-//   - profile.go: the profile check and [Mismatch].
-//   - next.go: the pull request body, the classification of its reply and
-//     [Delivery].
-//   - kind.go: [Kind] and [Class], one Kind per status the broker sends.
-//   - op.go: [Op], the operation named in errors.
-//   - ack.go: [Command], [AppendCommand], [Outcome] and [Receipt].
-//   - permissions.go: [DerivePermissions].
-//   - errors.go: sentinels and the typed errors [BindingError],
-//     [InfoError], [APIError], [ProfileError], [ReplyError], [ReceiptError].
+//   - Bindings: [Binding], its limits, [ValidName] (the broker's asset-name
+//     rule, which acksubject owns, narrowed to configuration text) and
+//     [ValidFilterSubject] (wire's subject rule, literal and bounded).
+//   - The operations: [Consumer], [Requester], [Consumer.Inspect],
+//     [Consumer.Next] and [Consumer.Ack]; [Scratch], the working memory
+//     Consumers that are used one at a time can share.
+//   - Consumer info: its strict, allocation-free decoding, capped at
+//     [MaxInfoSize], over the lexer of internal/jsonlex (invalid UTF-8 and
+//     unpaired surrogate escapes refused); [Pending] and [Pending.Empty];
+//     the profile check and [Mismatch].
+//   - The pull: its request body, the classification of its reply,
+//     [Delivery]; [Kind] and [Class], one Kind per status the broker sends.
+//   - Acknowledgement: [Command], [AppendCommand], [Outcome] and [Receipt].
+//   - Permissions: [DerivePermissions].
+//   - Errors: [Op], the operation named in errors; sentinels and the typed
+//     errors [BindingError], [InfoError], [APIError], [ProfileError],
+//     [ReplyError], [ReceiptError].
 //
 // # The profile
 //

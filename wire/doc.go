@@ -8,17 +8,15 @@
 //
 // # Contents
 //
-//   - connect.go: [Connect] and [AppendConnect], with secret fields redacted
+//   - CONNECT: [Connect] and [AppendConnect], with secret fields redacted
 //     from every formatted form.
-//   - pub.go: [AppendPub] and [AppendHPub], and [AppendPubText] and
-//     [AppendHPubText], which take the subject and reply as strings or
-//     byte slices ([Text]).
-//   - header.go: [AppendHeader] and the header-block check of HPUB.
-//   - sub.go: [AppendSub], [AppendQueueSub], [AppendUnsub].
-//   - ping.go: [AppendPing] and [AppendPong].
-//   - subject.go: [ValidSubject], [ValidPublishSubject] and token rules.
-//   - limits.go: the caps, each with how CRLF counts.
-//   - errors.go: sentinels and the typed [Error].
+//   - Publishing: [AppendPub] and [AppendHPub], and [AppendPubText] and
+//     [AppendHPubText], which take the subject and reply as strings or byte
+//     slices ([Text]); [AppendHeader] and the header-block check of HPUB.
+//   - Subscriptions: [AppendSub], [AppendQueueSub], [AppendUnsub]; keepalive:
+//     [AppendPing] and [AppendPong].
+//   - Subjects: [ValidSubject], [ValidPublishSubject] and token rules.
+//   - Caps, each with how CRLF counts; sentinels and the typed [Error].
 //
 // Every Append function appends to dst and returns the extended slice; on
 // error it returns dst unchanged (same length, nothing written). Encoders do

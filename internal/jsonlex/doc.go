@@ -24,12 +24,12 @@
 // package accepts, encoding/json accepts too and decodes to the same
 // strings and numbers (FuzzLex checks it).
 //
-// Files:
+// Contents:
 //
-//   - value.go: [Space], [Literal], [Next] and [Key] (the separators of
+//   - Values: [Space], [Literal], [Next] and [Key] (the separators of
 //     containers), [Skip].
-//   - string.go: [String]; over contents it accepted, [Rune],
+//   - Strings: [String]; over contents it accepted, [Rune],
 //     [AppendUnescaped], [Equal] and [EqualRaw].
-//   - number.go: [Number], [Integer].
-//   - errors.go: [ErrSyntax], [ErrString], [ErrUTF8], [ErrDepth].
+//   - Numbers: [Number], [Integer].
+//   - Errors: [ErrSyntax], [ErrString], [ErrUTF8], [ErrDepth].
 package jsonlex

@@ -10,16 +10,16 @@
 // encoding/json's Unmarshal cannot do: it keeps the last of duplicate keys
 // and ignores or stops at the rest.
 //
-// Files:
+// Contents:
 //
-//   - node.go: [Kind], [Node], [Member]; [Node.Locate] maps a byte offset of
+//   - The tree: [Kind], [Node], [Member]; [Node.Locate] maps a byte offset of
 //     the input to the path of the value that holds it, [Node.Depth] the
 //     depth of the deepest value.
-//   - parse.go: [Parse] and its depth rule.
-//   - path.go: the path syntax shared by the decoders' violations
-//     ([Field], [Index], [Key]): "bindings[3].ack_wait_ms", with a key read
-//     from input quoted and cut to [MaxPathKeyBytes] when it is not plain.
-//   - errors.go: [ParseError] and the sentinels it wraps.
+//   - [Parse] and its depth rule.
+//   - Paths: the syntax shared by the decoders' violations ([Field],
+//     [Index], [Key]): "bindings[3].ack_wait_ms", with a key read from input
+//     quoted and cut to [MaxPathKeyBytes] when it is not plain.
+//   - Errors: [ParseError] and the sentinels it wraps.
 //
 // Numbers are kept as the text they were written in; strings are unescaped
 // as encoding/json unescapes them (invalid UTF-8 and lone surrogates become

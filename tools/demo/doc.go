@@ -52,16 +52,10 @@
 // routed nodes instead: the streams and consumers are provisioned R3 (one
 // per node below three), and each tenant's destination is its own node.
 //
-// Files:
-//
-//   - main.go: flags, signals, exit codes.
-//   - demo.go: the run, in the order above.
-//   - scenario.go: tenants, bindings, functions, events and the expected
-//     table.
-//   - setup.go: users, provisioning, publishing, inspecting consumers.
-//   - runtime.go: the runtime phase and its progress lines.
-//   - report.go: the table, the last-step report and verify.
-//   - keep.go: -keep's files and description.
-//   - cluster.go: -cluster's nodes, pinning and provisioning.
-//   - errors.go: sentinels and outcomeError.
+// Its parts: flags, signals and exit codes; the run, in the order above;
+// the scenario (tenants, bindings, functions, events and the expected
+// table); setup (users, provisioning, publishing, inspecting consumers);
+// the runtime phase and its progress lines; the report (the table, the
+// last-step report and verify); -keep's files and description; -cluster's
+// nodes, pinning and provisioning; sentinels and outcomeError.
 package main

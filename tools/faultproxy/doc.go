@@ -4,16 +4,16 @@
 // 127.0.0.0/8 on either side, inspects no content, and is never imported by
 // the core packages.
 //
-// Files:
+// Contents:
 //
-//   - fault.go: Direction (Up, Down), Kind, Fault and their limits.
-//   - proxy.go: Start, the listener, Set, Clear, Sever and Close.
-//   - link.go: one proxied connection: per direction a reader, a bounded
-//     queue and a writer that applies the fault in force.
-//   - stats.go: Stats and the waits that place a fault by phase.
-//   - dialer.go: a dialer for conn.Config.Dialer that keeps the approved
-//     address as the socket's peer.
-//   - errors.go: sentinels, FaultError, TargetError and WaitError.
+//   - Faults: Direction (Up, Down), Kind, Fault and their limits.
+//   - The proxy: Start, the listener, Set, Clear, Sever and Close; each
+//     proxied connection has per direction a reader, a bounded queue and a
+//     writer that applies the fault in force.
+//   - Stats and the waits that place a fault by phase.
+//   - A dialer for conn.Config.Dialer that keeps the approved address as
+//     the socket's peer.
+//   - Errors: sentinels, FaultError, TargetError and WaitError.
 //
 // # Faults
 //

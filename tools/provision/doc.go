@@ -14,19 +14,17 @@
 //
 // # Contents
 //
-//   - profile.go: DesiredConsumer and DesiredStream, the exact JSON sent to
-//     the broker; PullBinding.
-//   - client.go: Client, Dial and ConnConfig (a tenant's exact destination).
-//   - ensure.go: stream info/create and consumer create, each checked.
-//   - run.go: Run over a whole configuration, Options and Mode.
-//   - result.go: Result, Report and its text form.
-//   - publish.go: Publish with a verified JetStream acknowledgement.
-//   - permissions.go: DerivePermissions per tenant, WritePermissions and
-//     ServerConfigJSON (nats-server configuration).
-//   - scope.go: Scope and ScopeRole, the permissions as a scoped signing
-//     key's template, and the nsc commands.
-//   - main.go: Main, the provision command (cmd/provision).
-//   - errors.go: sentinels and APIError.
+//   - The profile's assets: DesiredConsumer and DesiredStream, the exact
+//     JSON sent to the broker; PullBinding.
+//   - Client, Dial and ConnConfig (a tenant's exact destination); stream
+//     info/create and consumer create, each checked.
+//   - Run over a whole configuration, Options and Mode; Result, Report and
+//     its text form.
+//   - Publish with a verified JetStream acknowledgement.
+//   - Permissions: DerivePermissions per tenant, WritePermissions and
+//     ServerConfigJSON (nats-server configuration); Scope and ScopeRole, the
+//     permissions as a scoped signing key's template, and the nsc commands.
+//   - Main, the provision command (cmd/provision); sentinels and APIError.
 //
 // # What is created
 //

@@ -6,14 +6,13 @@
 // consumer, binding ID, tenant ID, logical ID, payload or error text ever
 // reaches the output.
 //
-// Files:
+// Contents:
 //
-//   - names.go: the metric family names and their help texts.
-//   - limits.go: ContentType and the buffer size hints.
-//   - exposition.go: Append, the renderer, and its line encoders.
-//   - write.go: Write, one scrape of a Monitor to an io.Writer.
-//   - handler.go: Handler, GET and HEAD only.
-//   - errors.go: sentinels.
+//   - The metric family names and their help texts; ContentType and the
+//     buffer size hints.
+//   - Append, the renderer, and its line encoders; Write, one scrape of a
+//     Monitor to an io.Writer; Handler, GET and HEAD only.
+//   - Sentinels.
 //
 // # Labels
 //

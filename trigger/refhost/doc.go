@@ -7,20 +7,17 @@
 // refuses every payload that is not exactly one well-typed argument array,
 // and never adjusts, coerces or guesses.
 //
-// Files:
+// Contents:
 //
-//   - limits.go: MediaType and the bounds, as named constants.
-//   - type.go: Kind, Type, Field, Case, their constructors and String.
-//   - type_validate.go: the rules a Type must follow.
-//   - type_parse.go: ParseType, the inverse of Type.String.
-//   - value.go: the Go values of each kind (OptionValue, VariantValue,
-//     ResultValue).
-//   - signature.go: Signature, a function's validated parameter list.
-//   - decode.go: Signature.Decode, the strict decoder, over the lexer of
-//     internal/jsonlex.
-//   - encode.go: Signature.Append, the canonical encoder.
-//   - host.go, catalog.go, inbound.go, stats.go: the Host.
-//   - errors.go: sentinels, Rule, TypeRule, ArgumentError, TypeError and the
+//   - MediaType and the bounds, as named constants.
+//   - Types: Kind, Type, Field, Case, their constructors and String; the
+//     rules a Type must follow; ParseType, the inverse of Type.String.
+//   - Values: the Go values of each kind (OptionValue, VariantValue,
+//     ResultValue); Signature, a function's validated parameter list;
+//     Signature.Decode, the strict decoder, over the lexer of
+//     internal/jsonlex; Signature.Append, the canonical encoder.
+//   - The Host: its catalog, inbound reservations and statistics.
+//   - Errors: sentinels, Rule, TypeRule, ArgumentError, TypeError and the
 //     host's errors.
 //
 // # The payload encoding, version 1
