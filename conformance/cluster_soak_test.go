@@ -147,8 +147,8 @@ func TestClusterSoakKillPinned(t *testing.T) {
 	t.Logf("figures: during the %v outage kp0 had %.1f events/s stored and %.1f verified acks/s, every one of its events run; longest gap between its acks %v; kp1 classes %s",
 		outage.Sub(killed).Round(time.Millisecond), rate(stored, killed, outage), float64(acks)/outage.Sub(killed).Seconds(),
 		longestGap(h, mark, 0, killed).Round(time.Millisecond), formatClasses(classCounts(h, mark, 1)))
-	if s := ce.mon.Snapshot(); s.Bindings[1].Errors[trigger.ClassDial]+s.Bindings[1].Errors[trigger.ClassConnection] == 0 {
-		t.Errorf("kp1's counts show no dial or connection failure: %v", s.Bindings[1].Errors)
+	if s := ce.mon.Snapshot(); s.Bindings[1].Error(trigger.ClassDial)+s.Bindings[1].Error(trigger.ClassConnection) == 0 {
+		t.Errorf("kp1's counts show no dial or connection failure: %+v", s.Bindings[1])
 	}
 	if n := classCounts(h, mark, 0); len(n) != 0 {
 		t.Logf("kp0 classes during the outage: %s", formatClasses(n))

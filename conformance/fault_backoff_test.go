@@ -139,7 +139,7 @@ func TestFaultBrokerDownBackoff(t *testing.T) {
 	for i := 1; i < len(fails); i++ {
 		gaps = append(gaps, fails[i].Sub(fails[i-1]).Round(time.Millisecond))
 	}
-	backoffSkips := whileDown.Totals.Errors[trigger.ClassDialBackoff] - atKill.Totals.Errors[trigger.ClassDialBackoff]
+	backoffSkips := whileDown.Totals.Error(trigger.ClassDialBackoff) - atKill.Totals.Error(trigger.ClassDialBackoff)
 
 	// Delivery resumes within one longest backoff, one poll interval and a
 	// step, plus a margin for a loaded machine.

@@ -99,7 +99,7 @@ func TestFaultCredentialExpiry(t *testing.T) {
 		return len(d) == 1 && d[0].Settled != nil
 	})
 	trigEventually(t, "A visited after the expiry", trigWait, func() bool {
-		return e.mon.Snapshot().Bindings[aIdx].Errors[trigger.ClassCredential] >= 20
+		return e.mon.Snapshot().Bindings[aIdx].Error(trigger.ClassCredential) >= 20
 	})
 	settledB := e.settleBindings(t, bIDs...)
 	if err := run.stop(); err != nil {
@@ -123,11 +123,11 @@ func TestFaultCredentialExpiry(t *testing.T) {
 	if s.Dials != 2 || atRelease.Dials != 2 {
 		t.Errorf("dials %d (%d at the expiry), want 2: one per tenant, none after the expiry", s.Dials, atRelease.Dials)
 	}
-	if ac.Failed != 0 || ac.Errors[trigger.ClassDial] != 0 || ac.Errors[trigger.ClassConnection] != 0 || ac.Delivered != 3 || ac.Acked != 2 || ac.Unacknowledged != 1 {
+	if ac.Failed != 0 || ac.Error(trigger.ClassDial) != 0 || ac.Error(trigger.ClassConnection) != 0 || ac.Delivered != 3 || ac.Acked != 2 || ac.Unacknowledged != 1 {
 		t.Errorf("A's counts %+v: want three deliveries, two acknowledged, one with nothing sent, no failed exchange", ac)
 	}
 	credentialSkips := ac.Skipped - atRelease.Bindings[aIdx].Skipped
-	if ac.Skipped != ac.Errors[trigger.ClassCredential]-1 || credentialSkips == 0 {
+	if ac.Skipped != ac.Error(trigger.ClassCredential)-1 || credentialSkips == 0 {
 		t.Errorf("A's counts %+v: want every skip a credential skip", ac)
 	}
 	for _, id := range bIDs {

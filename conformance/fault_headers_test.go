@@ -200,10 +200,10 @@ func TestFaultUserHeaders(t *testing.T) {
 	// oversize refusals (which keep the connection), nothing else fails.
 	s := e.mon.Snapshot()
 	c0 := s.Bindings[e.bindingIndex(0, 0)]
-	if c0.Errors[trigger.ClassProtocol] != maxDeliver ||
-		c0.Failed != maxDeliver+c0.Errors[trigger.ClassConnection] ||
-		s.Totals.Failed != s.Totals.Errors[trigger.ClassProtocol]+s.Totals.Errors[trigger.ClassConnection]+s.Totals.Errors[trigger.ClassOversize] ||
-		s.Dials < 1+maxDeliver || s.Dials > 1+maxDeliver+s.Totals.Errors[trigger.ClassConnection]+s.Replaced {
+	if c0.Error(trigger.ClassProtocol) != maxDeliver ||
+		c0.Failed != maxDeliver+c0.Error(trigger.ClassConnection) ||
+		s.Totals.Failed != s.Totals.Error(trigger.ClassProtocol)+s.Totals.Error(trigger.ClassConnection)+s.Totals.Error(trigger.ClassOversize) ||
+		s.Dials < 1+maxDeliver || s.Dials > 1+maxDeliver+s.Totals.Error(trigger.ClassConnection)+s.Replaced {
 		t.Errorf("binding 0 %+v, %d dials: want %d protocol failures, one dial after each, and no other dial without a failed visit", c0, s.Dials, maxDeliver)
 	}
 	info := te.info(0)

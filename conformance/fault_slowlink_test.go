@@ -58,7 +58,7 @@ func TestFaultSlowLink(t *testing.T) {
 		t.Errorf("verdict %s: want every event run exactly once", v)
 	}
 	s := e.mon.Snapshot()
-	if s.Totals.Acked != uint64(v.Published) || s.Totals.Errors[trigger.ClassConnection] != 0 {
+	if s.Totals.Acked != uint64(v.Published) || s.Totals.Error(trigger.ClassConnection) != 0 {
 		t.Errorf("counts %+v: want every event acknowledged and no exchange lost to the link", s.Totals)
 	}
 	t.Logf("over a link %v slow from the broker: %d events settled in %v, %d dials; proxy %+v", slowLinkDelay, v.Published, took, s.Dials, proxy.Stats())

@@ -69,8 +69,9 @@ func TestTriggerJetStreamDomain(t *testing.T) {
 				t.Errorf("functions ran for a delivery of an unsupported ack subject: %+v", calls)
 			}
 			s := e.mon.Snapshot()
-			if s.Dials != 1 || s.Totals.Errors[trigger.ClassUnsupportedAck] == 0 || s.Totals.Errors[trigger.ClassProtocol] != 0 {
-				t.Errorf("snapshot dials %d, errors %v: want one dial, the class counted, no protocol error", s.Dials, s.Totals.Errors)
+			if s.Dials != 1 || s.Totals.Error(trigger.ClassUnsupportedAck) == 0 || s.Totals.Error(trigger.ClassProtocol) != 0 {
+				t.Errorf("snapshot dials %d, unsupported ack %d, protocol %d: want one dial, the class counted, no protocol error",
+					s.Dials, s.Totals.Error(trigger.ClassUnsupportedAck), s.Totals.Error(trigger.ClassProtocol))
 			}
 			e.trig.CloseIdle()
 		})

@@ -43,7 +43,7 @@ func TestTriggerDeclaredFailure(t *testing.T) {
 		t.Errorf("LastStep after an empty visit %+v, want %+v", last, r)
 	}
 	s := e.mon.Snapshot().Totals
-	if s.Termed != 1 || s.Acked+s.Nacked+s.Exhausted+s.Uncertain != 0 || s.Outcomes[trigger.OutcomeDeclaredFailure] != 1 {
+	if s.Termed != 1 || s.Acked+s.Nacked+s.Exhausted+s.Uncertain != 0 || s.Outcome(trigger.OutcomeDeclaredFailure) != 1 {
 		t.Errorf("counts %+v", s)
 	}
 	e.trig.CloseIdle()
@@ -86,7 +86,7 @@ func TestTriggerInvalidPayloads(t *testing.T) {
 	if s := e.ref.Stats(); s.Outcome(trigger.OutcomeInvalidArguments) != n || s.Activations != n {
 		t.Errorf("host stats %+v: want %d activations, all invalid arguments", s, n)
 	}
-	if s := e.mon.Snapshot().Totals; s.Termed != n || s.Outcomes[trigger.OutcomeInvalidArguments] != n || s.Delivered != n {
+	if s := e.mon.Snapshot().Totals; s.Termed != n || s.Outcome(trigger.OutcomeInvalidArguments) != n || s.Delivered != n {
 		t.Errorf("counts %+v", s)
 	}
 	// A valid payload afterwards is processed.
@@ -157,7 +157,7 @@ func TestTriggerPoisonRetries(t *testing.T) {
 		got := e.mon.Snapshot().Bindings[i]
 		retries := uint64(b.MaxDeliver - 1)
 		if got.Delivered != uint64(b.MaxDeliver) || got.Nacked != retries || got.Exhausted != 1 || got.Termed != 0 ||
-			got.Acked != 0 || got.Uncertain != 0 || got.Outcomes[c.outcome] != uint64(b.MaxDeliver) {
+			got.Acked != 0 || got.Uncertain != 0 || got.Outcome(c.outcome) != uint64(b.MaxDeliver) {
 			t.Errorf("binding %d counts %+v: want %d NAKs then one exhausted TERM of %v", i, got, retries, c.outcome)
 		}
 		trigTerminated(t, te, i, c.seq)

@@ -58,7 +58,7 @@ func TestTriggerOverload(t *testing.T) {
 		if got := after.Skipped - before.Skipped; got != visits {
 			t.Errorf("%s: %d visits skipped, want %d", what, got, visits)
 		}
-		if got := after.Errors[trigger.ClassUnavailable] - before.Errors[trigger.ClassUnavailable]; got != visits {
+		if got := after.Error(trigger.ClassUnavailable) - before.Error(trigger.ClassUnavailable); got != visits {
 			t.Errorf("%s: %d visits counted unavailable, want %d", what, got, visits)
 		}
 		if after.Delivered != before.Delivered || after.Empty != before.Empty || after.EmptyPulls != before.EmptyPulls {

@@ -76,7 +76,7 @@ func TestTriggerPausedConsumer(t *testing.T) {
 	if calls := e.callLog(); len(calls) != 0 {
 		t.Errorf("functions ran while paused: %+v", calls)
 	}
-	if n := e.mon.Snapshot().Totals.Errors[trigger.ClassPaused]; n != visits {
+	if n := e.mon.Snapshot().Totals.Error(trigger.ClassPaused); n != visits {
 		t.Errorf("paused visits counted %d, want %d", n, visits)
 	}
 

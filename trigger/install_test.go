@@ -434,13 +434,13 @@ func TestPoolCeilings(t *testing.T) {
 				if rep.Result != ResultSkipped || rep.Error != ClassPoolExhausted || rep.Resource != tc.resource {
 					t.Errorf("report %+v, want resource %v", rep, tc.resource)
 				}
-				if got := b.Monitor().Snapshot().Totals.Refusals[tc.resource]; got != 1 {
+				if got := b.Monitor().Snapshot().Totals.Refusal(tc.resource); got != 1 {
 					t.Errorf("Refusals[%v] = %d", tc.resource, got)
 				}
 				if bnet.dialCount() != 0 || bhost.held() != 0 {
 					t.Errorf("dials %d, host held %d", bnet.dialCount(), bhost.held())
 				}
-				if got := b.Monitor().Snapshot().Totals.Errors[ClassPoolExhausted]; got != 1 {
+				if got := b.Monitor().Snapshot().Totals.Error(ClassPoolExhausted); got != 1 {
 					t.Errorf("counted %d", got)
 				}
 				a.trig.Close()

@@ -237,7 +237,7 @@ type Counts struct {
 	// Visits counts steps that selected the binding.
 	Visits uint64
 	// Skipped counts visits a check or reservation stopped before the
-	// pull (the reason is counted in Errors).
+	// pull (the reason is counted by Error).
 	Skipped uint64
 	// Empty counts visits that consumer info proved empty (one round
 	// trip); EmptyPulls those whose pull found nothing.
@@ -258,13 +258,65 @@ type Counts struct {
 	Unacknowledged uint64
 	// Failed counts visits whose broker exchange failed before a delivery.
 	Failed uint64
-	// Outcomes counts activation outcomes, indexed by Outcome.
-	Outcomes [NumOutcomes + 1]uint64
-	// Errors counts error classes, indexed by ErrorClass (index 0 unused).
-	Errors [NumErrorClasses + 1]uint64
-	// Refusals counts pool reservations refused, indexed by Resource
-	// (index 0 unused).
-	Refusals [NumResources + 1]uint64
+
+	// outcomes, classes and refusals count activation outcomes, error
+	// classes and refused pool reservations, indexed by the value (index 0
+	// unused). They are read with Outcome, Error and Refusal, so that a
+	// value added to an enum changes no caller.
+	outcomes [NumOutcomes + 1]uint64
+	classes  [NumErrorClasses + 1]uint64
+	refusals [NumResources + 1]uint64
+}
+
+// Outcome returns how many activations ended with o, 0 for a value outside
+// the list.
+func (c Counts) Outcome(o Outcome) uint64 {
+	if o < 1 || int(o) > NumOutcomes {
+		return 0
+	}
+	return c.outcomes[o]
+}
+
+// Error returns how many steps reported error class e
+// (StepReport.Error), 0 for a value outside the list.
+func (c Counts) Error(e ErrorClass) uint64 {
+	if e < 1 || int(e) > NumErrorClasses {
+		return 0
+	}
+	return c.classes[e]
+}
+
+// Refusal returns how many pool reservations resource r refused, 0 for a
+// value outside the list.
+func (c Counts) Refusal(r Resource) uint64 {
+	if r < 1 || int(r) > NumResources {
+		return 0
+	}
+	return c.refusals[r]
+}
+
+// SetOutcome sets the count of outcome o. With SetError and SetRefusal it
+// lets counts be built outside a Monitor, as the other fields of Counts
+// can be (an exporter's test fixture, say). A value outside its list is
+// ignored.
+func (c *Counts) SetOutcome(o Outcome, n uint64) {
+	if o >= 1 && int(o) <= NumOutcomes {
+		c.outcomes[o] = n
+	}
+}
+
+// SetError sets the count of error class e; see SetOutcome.
+func (c *Counts) SetError(e ErrorClass, n uint64) {
+	if e >= 1 && int(e) <= NumErrorClasses {
+		c.classes[e] = n
+	}
+}
+
+// SetRefusal sets the count of resource r; see SetOutcome.
+func (c *Counts) SetRefusal(r Resource, n uint64) {
+	if r >= 1 && int(r) <= NumResources {
+		c.refusals[r] = n
+	}
 }
 
 func (c *Counts) add(o *Counts) {
@@ -281,14 +333,14 @@ func (c *Counts) add(o *Counts) {
 	c.Late += o.Late
 	c.Unacknowledged += o.Unacknowledged
 	c.Failed += o.Failed
-	for i := range c.Outcomes {
-		c.Outcomes[i] += o.Outcomes[i]
+	for i := range c.outcomes {
+		c.outcomes[i] += o.outcomes[i]
 	}
-	for i := range c.Errors {
-		c.Errors[i] += o.Errors[i]
+	for i := range c.classes {
+		c.classes[i] += o.classes[i]
 	}
-	for i := range c.Refusals {
-		c.Refusals[i] += o.Refusals[i]
+	for i := range c.refusals {
+		c.refusals[i] += o.refusals[i]
 	}
 }
 
@@ -385,13 +437,13 @@ func (m *Monitor) record(r *StepReport, emptyPull bool, dials, replaced uint64) 
 	c := &m.bindings[r.Binding]
 	c.Visits++
 	if r.Error != 0 && int(r.Error) <= NumErrorClasses {
-		c.Errors[r.Error]++
+		c.classes[r.Error]++
 	}
 	if r.Resource != 0 && int(r.Resource) <= NumResources {
-		c.Refusals[r.Resource]++
+		c.refusals[r.Resource]++
 	}
 	if r.Outcome != 0 && int(r.Outcome) <= NumOutcomes {
-		c.Outcomes[r.Outcome]++
+		c.outcomes[r.Outcome]++
 	}
 	switch r.Result {
 	case ResultSkipped:

@@ -416,7 +416,7 @@ func TestShutdownMidPull(t *testing.T) {
 		if last, ok := r.mon.LastStep(); ok {
 			t.Errorf("a stop without a delivery set LastStep: %+v", last)
 		}
-		if got := r.mon.Snapshot().Totals.Errors[ClassShutdown]; got != 1 {
+		if got := r.mon.Snapshot().Totals.Error(ClassShutdown); got != 1 {
 			t.Errorf("Errors[shutdown] = %d, want 1", got)
 		}
 		if r.pools.Usage().Connections != 0 || r.net.openLinks() != 0 {

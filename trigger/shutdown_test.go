@@ -184,7 +184,7 @@ func checkReleased(t *testing.T, r *rig, ph stallPhase) {
 	}
 	got := Counts{Visits: tot.Visits, Delivered: tot.Delivered, Acked: tot.Acked, Uncertain: tot.Uncertain,
 		Termed: tot.Termed, Nacked: tot.Nacked, Exhausted: tot.Exhausted, Late: tot.Late, Empty: tot.Empty, EmptyPulls: tot.EmptyPulls}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Counts{})); diff != "" {
 		t.Errorf("monitor totals (-want +got):\n%s", diff)
 	}
 	if last, ok := r.mon.LastStep(); ph.activated && (!ok || last.Ack != AckUncertain) {

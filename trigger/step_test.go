@@ -144,7 +144,7 @@ func TestStepOutcomes(t *testing.T) {
 					}
 					var c Counts
 					c.Visits, c.Delivered = 1, 1
-					c.Outcomes[tc.outcome] = 1
+					c.SetOutcome(tc.outcome, 1)
 					switch at.want.action {
 					case ActionAck:
 						c.Acked = 1
@@ -155,7 +155,7 @@ func TestStepOutcomes(t *testing.T) {
 					case ActionExhausted:
 						c.Exhausted = 1
 					}
-					if diff := cmp.Diff(c, r.mon.Snapshot().Totals); diff != "" {
+					if diff := cmp.Diff(c, r.mon.Snapshot().Totals, cmp.AllowUnexported(Counts{})); diff != "" {
 						t.Errorf("counts (-want +got):\n%s", diff)
 					}
 				})
@@ -248,7 +248,7 @@ func TestPullStatuses(t *testing.T) {
 				if rep.Result != ResultFailed || rep.Error != tc.want {
 					t.Errorf("report %+v, want failed %v", rep, tc.want)
 				}
-				if got := r.mon.Snapshot().Totals.Errors[tc.want]; got != 1 {
+				if got := r.mon.Snapshot().Totals.Error(tc.want); got != 1 {
 					t.Errorf("Errors[%v] = %d, want 1", tc.want, got)
 				}
 				if r.net.openLinks() != 1 {
@@ -339,8 +339,8 @@ func TestConsumerPausedSkipsPull(t *testing.T) {
 		if u := r.pools.Usage(); u.Connections != 1 || r.net.openLinks() != 1 {
 			t.Errorf("connections: usage %d, open %d, want 1 kept", u.Connections, r.net.openLinks())
 		}
-		if s := r.mon.Snapshot(); s.Bindings[0].Errors[ClassPaused] != 1 {
-			t.Errorf("paused count %d, want 1", s.Bindings[0].Errors[ClassPaused])
+		if s := r.mon.Snapshot(); s.Bindings[0].Error(ClassPaused) != 1 {
+			t.Errorf("paused count %d, want 1", s.Bindings[0].Error(ClassPaused))
 		}
 		paused = false
 		if rep := r.step(t); rep.Result != ResultDelivered {
@@ -389,7 +389,7 @@ func TestDeliveryPastMaxDeliver(t *testing.T) {
 		if len(acks) != 2 || acks[1] != fmt.Sprintf("b0 seq=2 n=%d +TERM exhausted", maxDeliver+1) {
 			t.Errorf("acks %q", acks)
 		}
-		if c := r.mon.Snapshot().Totals; c.Exhausted != 1 || c.Acked != 1 || c.Outcomes != ([NumOutcomes + 1]uint64{OutcomeSuccess: 1}) {
+		if c := r.mon.Snapshot().Totals; c.Exhausted != 1 || c.Acked != 1 || c.outcomes != ([NumOutcomes + 1]uint64{OutcomeSuccess: 1}) {
 			t.Errorf("counts %+v", c)
 		}
 		if r.host.held() != 0 {
@@ -422,7 +422,7 @@ func TestUnsupportedAckKeepsConnection(t *testing.T) {
 		if n := r.net.dialCount(); n != 1 || r.net.openLinks() != 1 {
 			t.Errorf("dials %d, open links %d: want the connection kept", n, r.net.openLinks())
 		}
-		if c := r.mon.Snapshot().Totals; c.Failed != 2 || c.Errors[ClassUnsupportedAck] != 2 {
+		if c := r.mon.Snapshot().Totals; c.Failed != 2 || c.Error(ClassUnsupportedAck) != 2 {
 			t.Errorf("counts %+v", c)
 		}
 		if last, ok := r.mon.LastStep(); !ok || last.Error != ClassUnsupportedAck {
@@ -488,7 +488,7 @@ func TestAdmissionUnavailableNoNetwork(t *testing.T) {
 					t.Errorf("report %+v", rep)
 				}
 				s := r.mon.Snapshot().Totals
-				if s.Skipped != 1 || s.Errors[tc.class] != 1 {
+				if s.Skipped != 1 || s.Error(tc.class) != 1 {
 					t.Errorf("counts %+v", s)
 				}
 				if u := r.pools.Usage(); u.Requests != 0 || u.Connections != 0 || u.Clients != 0 {

@@ -40,11 +40,11 @@ func Append(dst []byte, s trigger.Snapshot, last trigger.StepReport, hasLast boo
 	dst = appendPerBinding(dst, bs, nameUnacknowledged, helpUnacknowledged, func(c *trigger.Counts) uint64 { return c.Unacknowledged })
 	dst = appendPerBinding(dst, bs, nameFailed, helpFailed, func(c *trigger.Counts) uint64 { return c.Failed })
 	dst = appendPerEnum(dst, bs, nameOutcomes, helpOutcomes, labelOutcome, 1, trigger.Outcome(trigger.NumOutcomes),
-		func(c *trigger.Counts, o trigger.Outcome) uint64 { return c.Outcomes[o] })
+		func(c *trigger.Counts, o trigger.Outcome) uint64 { return c.Outcome(o) })
 	dst = appendPerEnum(dst, bs, nameErrors, helpErrors, labelClass, 1, trigger.ErrorClass(trigger.NumErrorClasses),
-		func(c *trigger.Counts, e trigger.ErrorClass) uint64 { return c.Errors[e] })
+		func(c *trigger.Counts, e trigger.ErrorClass) uint64 { return c.Error(e) })
 	dst = appendPerEnum(dst, bs, nameRefusals, helpRefusals, labelResource, 1, trigger.Resource(trigger.NumResources),
-		func(c *trigger.Counts, r trigger.Resource) uint64 { return c.Refusals[r] })
+		func(c *trigger.Counts, r trigger.Resource) uint64 { return c.Refusal(r) })
 
 	if hasLast {
 		dst = appendLast(dst, &last)

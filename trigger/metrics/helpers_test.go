@@ -46,13 +46,13 @@ func knownSnapshot() trigger.Snapshot {
 		c.Unacknowledged = base + 15
 		c.Failed = base + 9
 		for o := 1; o <= trigger.NumOutcomes; o++ {
-			c.Outcomes[o] = base + 100 + uint64(o)
+			c.SetOutcome(trigger.Outcome(o), base+100+uint64(o))
 		}
 		for e := 1; e <= trigger.NumErrorClasses; e++ {
-			c.Errors[e] = base + 300 + uint64(e)
+			c.SetError(trigger.ErrorClass(e), base+300+uint64(e))
 		}
 		for r := 1; r <= trigger.NumResources; r++ {
-			c.Refusals[r] = base + 500 + uint64(r)
+			c.SetRefusal(trigger.Resource(r), base+500+uint64(r))
 		}
 	}
 	for i := range s.Bindings {

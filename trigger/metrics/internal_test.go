@@ -82,18 +82,22 @@ func TestSizeHint(t *testing.T) {
 	}
 }
 
-// fill sets every count of c to x.
+// fill sets every count of c to x: the uint64 fields, and the count of
+// every outcome, error class and resource.
 func fill(c *trigger.Counts, x uint64) {
 	v := reflect.ValueOf(c).Elem()
 	for i := range v.NumField() {
-		f := v.Field(i)
-		switch f.Kind() {
-		case reflect.Uint64:
+		if f := v.Field(i); f.Kind() == reflect.Uint64 {
 			f.SetUint(x)
-		case reflect.Array:
-			for j := range f.Len() {
-				f.Index(j).SetUint(x)
-			}
 		}
+	}
+	for o := 1; o <= trigger.NumOutcomes; o++ {
+		c.SetOutcome(trigger.Outcome(o), x)
+	}
+	for e := 1; e <= trigger.NumErrorClasses; e++ {
+		c.SetError(trigger.ErrorClass(e), x)
+	}
+	for r := 1; r <= trigger.NumResources; r++ {
+		c.SetRefusal(trigger.Resource(r), x)
 	}
 }

@@ -363,14 +363,3 @@ func TestConcurrentActivations(t *testing.T) {
 		t.Errorf("%d successes for %d reservations", s.Outcome(trigger.OutcomeSuccess), s.Reservations)
 	}
 }
-
-func TestStatsOutcomeOutside(t *testing.T) {
-	var s refhost.Stats
-	for i := range s.Outcomes {
-		s.Outcomes[i] = uint64(i + 1)
-	}
-	got := []uint64{s.Outcome(0), s.Outcome(trigger.OutcomeSuccess), s.Outcome(trigger.OutcomePlatformFailure), s.Outcome(trigger.Outcome(trigger.NumOutcomes + 1))}
-	if diff := cmp.Diff([]uint64{0, 1, uint64(trigger.NumOutcomes), 0}, got); diff != "" {
-		t.Errorf("Outcome (-want +got):\n%s", diff)
-	}
-}

@@ -42,8 +42,10 @@ type Stats struct {
 	Activations uint64
 	Overran     uint64
 	Misuse      uint64
-	// Outcomes counts Activate results; index Outcome-1.
-	Outcomes [trigger.NumOutcomes]uint64
+
+	// outcomes counts Activate results, index Outcome-1; read with
+	// Outcome, so that an outcome added to trigger changes no caller.
+	outcomes [trigger.NumOutcomes]uint64
 }
 
 // Outcome returns how many activations ended with o.
@@ -51,7 +53,7 @@ func (s Stats) Outcome(o trigger.Outcome) uint64 {
 	if o < 1 || int(o) > trigger.NumOutcomes {
 		return 0
 	}
-	return s.Outcomes[o-1]
+	return s.outcomes[o-1]
 }
 
 // Stats returns a snapshot.
@@ -70,7 +72,7 @@ func (h *Host) Stats() Stats {
 		Activations:  c.activations,
 		Overran:      c.overran,
 		Misuse:       c.misuse,
-		Outcomes:     c.outcomes,
+		outcomes:     c.outcomes,
 	}
 }
 

@@ -1,0 +1,73 @@
+package trigger
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCountsPerValue: each value of Outcome, ErrorClass and Resource has
+// its own count, set by SetOutcome, SetError and SetRefusal and read by
+// Outcome, Error and Refusal; the values just outside each list (0 and
+// one past the last) read 0 and are not set.
+func TestCountsPerValue(t *testing.T) {
+	var c Counts
+	for o := range Outcome(NumOutcomes + 2) {
+		c.SetOutcome(o, 100+uint64(o))
+	}
+	for e := range ErrorClass(NumErrorClasses + 2) {
+		c.SetError(e, 300+uint64(e))
+	}
+	for r := range Resource(NumResources + 2) {
+		c.SetRefusal(r, 500+uint64(r))
+	}
+	var got, want []uint64
+	for o := range Outcome(NumOutcomes + 2) {
+		got = append(got, c.Outcome(o))
+		want = append(want, inList(int(o), NumOutcomes, 100))
+	}
+	for e := range ErrorClass(NumErrorClasses + 2) {
+		got = append(got, c.Error(e))
+		want = append(want, inList(int(e), NumErrorClasses, 300))
+	}
+	for r := range Resource(NumResources + 2) {
+		got = append(got, c.Refusal(r))
+		want = append(want, inList(int(r), NumResources, 500))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("counts per value (-want +got):\n%s", diff)
+	}
+	if c.outcomes[0] != 0 || c.classes[0] != 0 || c.refusals[0] != 0 {
+		t.Errorf("index 0 set: %d %d %d, want 0", c.outcomes[0], c.classes[0], c.refusals[0])
+	}
+}
+
+// inList is base+v for a value v of a list 1..n, else 0.
+func inList(v, n int, base uint64) uint64 {
+	if v < 1 || v > n {
+		return 0
+	}
+	return base + uint64(v)
+}
+
+// TestCountsAdd: a Snapshot's Totals sum every count of its bindings, the
+// per-value counts included.
+func TestCountsAdd(t *testing.T) {
+	var a, b Counts
+	a.Visits, b.Visits = 1, 2
+	a.SetOutcome(OutcomeSuccess, 3)
+	b.SetOutcome(OutcomeSuccess, 4)
+	a.SetError(ClassDial, 5)
+	b.SetRefusal(ResourceProviderConnections, 6)
+	var sum Counts
+	sum.add(&a)
+	sum.add(&b)
+	var want Counts
+	want.Visits = 3
+	want.SetOutcome(OutcomeSuccess, 7)
+	want.SetError(ClassDial, 5)
+	want.SetRefusal(ResourceProviderConnections, 6)
+	if sum != want {
+		t.Errorf("sum %+v, want %+v", sum, want)
+	}
+}
