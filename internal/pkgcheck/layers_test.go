@@ -48,7 +48,7 @@ func TestModuleLayers(t *testing.T) {
 		"conformance": {nil, "tests against the pinned broker (tests only)"},
 
 		// Tools: above the core, which imports none of them.
-		"tools/broker":                {[]string{jwt, nkeys}, "runs the pinned broker with its operator and accounts; no core package"},
+		"tools/broker":                {[]string{"acksubject", "conn", jwt, nkeys}, "runs the pinned broker with its operator and accounts; the name rules from their homes"},
 		"tools/broker/brokertest":     {[]string{"tools/broker"}, "the broker for one test"},
 		"tools/broker/clustertest":    {[]string{"conn", "credential", "tools/broker"}, "a three-node cluster for tests, waited on through conn"},
 		"tools/broker/cmd/broker":     {[]string{"tools/broker"}, "the broker command"},

@@ -234,7 +234,25 @@ func publish(t *testing.T, r broker.Requester, subject string) uint64 {
 		Stream string `json:"stream"`
 		Seq    uint64 `json:"seq"`
 	}
-	clusterAPI(t, r, subject, nil, &ack)
+	// A stream just created on a cluster may not yet have its interest at
+	// the node asked: the broker answers a status (503, no responders)
+	// without storing anything. Ask again within clusterTimeout.
+	deadline := time.Now().Add(clusterTimeout)
+	for {
+		ctx, cancel := context.WithDeadline(t.Context(), deadline)
+		reply, err := r.Request(ctx, subject, nil)
+		cancel()
+		if errors.Is(err, errStatus) && time.Now().Before(deadline) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", subject, err)
+		}
+		if err := json.Unmarshal(reply, &ack); err != nil {
+			t.Fatalf("%s: %v", subject, err)
+		}
+		break
+	}
 	if ack.Stream != "S" || ack.Seq == 0 {
 		t.Fatalf("publish to %s: ack %+v", subject, ack)
 	}

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/latent-systems/latent-nats/acksubject"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -56,13 +56,9 @@ type asset struct {
 	stream, consumer string
 }
 
-// validAssetName refuses what would change the subject's tokens: empty,
-// '.', '*', '>', whitespace and control characters.
-func validAssetName(s string) bool {
-	return s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return r <= ' ' || r == 0x7f || r == '.' || r == '*' || r == '>'
-	})
-}
+// validAssetName is the broker's asset-name rule, whose one home is
+// acksubject.CheckName.
+func validAssetName(s string) bool { return acksubject.CheckName(s) == nil }
 
 func (a asset) validate() error {
 	if !validAssetName(a.stream) {

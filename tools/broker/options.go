@@ -2,8 +2,8 @@ package broker
 
 import (
 	"fmt"
+	"github.com/latent-systems/latent-nats/conn"
 	"io"
-	"net/netip"
 	"strings"
 	"time"
 )
@@ -14,7 +14,7 @@ const (
 	// subject alternative name) when [Options.ServerName] is empty.
 	DefaultServerName = "broker.latent.test"
 	// MaxServerNameLen is the longest accepted [Options.ServerName], in bytes.
-	MaxServerNameLen = 253
+	MaxServerNameLen = conn.MaxServerNameLen
 	// MaxTenants is the most tenant accounts one broker holds.
 	MaxTenants = 64
 	// MaxTenantNameLen is the longest tenant name, in bytes.
@@ -280,7 +280,7 @@ func (o Options) validate() error {
 		}
 		seen[name] = true
 	}
-	if !validDNSName(o.serverName()) {
+	if !certServerName(o.serverName()) {
 		return &OptionError{Field: "ServerName"}
 	}
 	switch o.handshake() {
@@ -342,32 +342,14 @@ func validTenant(s string) bool {
 	return true
 }
 
-// validDNSName accepts lower-case host names: labels of 1 to 63 letters,
-// digits and inner hyphens, at least two labels, not an IP address.
-func validDNSName(s string) bool {
-	if len(s) == 0 || len(s) > MaxServerNameLen {
+// certServerName accepts the server names the harness issues certificates
+// for: a server name by conn's rule (conn.ValidServerName, the one home of
+// it), and beyond it lower case, at least two labels, and a last label
+// that is not all digits (it reads as an address to some parsers).
+func certServerName(s string) bool {
+	if conn.ValidServerName(s) != nil || strings.ToLower(s) != s {
 		return false
 	}
-	if _, err := netip.ParseAddr(s); err == nil {
-		return false
-	}
-	labels := strings.Split(s, ".")
-	if len(labels) < 2 {
-		return false
-	}
-	for _, l := range labels {
-		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
-			return false
-		}
-		for i := 0; i < len(l); i++ {
-			c := l[i]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-				return false
-			}
-		}
-	}
-	// A name whose last label is all digits reads as an address to some
-	// parsers; refuse it.
-	last := labels[len(labels)-1]
-	return strings.Trim(last, "0123456789") != ""
+	dot := strings.LastIndexByte(s, '.')
+	return dot > 0 && strings.Trim(s[dot+1:], "0123456789") != ""
 }
