@@ -8,6 +8,11 @@ import (
 // Sentinels. Match them with errors.Is. No message carries broker text,
 // payload bytes or secrets.
 var (
+	// ErrScopeSubject: a tenant's grants hold a subject a signing key's
+	// scope cannot carry as written: "{{" (the server expands scope
+	// templates in it) or, in the nsc commands, ',' (nsc splits a flag's
+	// value on it). Such a tenant's grants go in its user JWT instead.
+	ErrScopeSubject = errors.New("provision: subject cannot be written into a signing key scope")
 	// ErrInvalidOptions reports Options or arguments refused before any
 	// connection is opened.
 	ErrInvalidOptions = errors.New("provision: invalid options")

@@ -126,8 +126,10 @@ type AccountUser struct {
 	Permissions jwt.Permissions `json:"permissions"`
 	// Scope holds the same permissions as the user scope of a signing key
 	// of the tenant's account (Scope; its "key" is empty), for a user JWT
-	// that carries none.
-	Scope *jwt.UserScope `json:"scope"`
+	// that carries none. It is absent when CheckScope refuses the grants,
+	// and ScopeRefused says why.
+	Scope        *jwt.UserScope `json:"scope,omitempty"`
+	ScopeRefused string         `json:"scope_refused,omitempty"`
 }
 
 // WritePermissions writes ps in format f.
@@ -149,15 +151,20 @@ func WritePermissions(w io.Writer, f Format, ps []TenantPermissions) error {
 	case FormatJSON:
 		doc := AccountDocument{Tenants: make([]AccountUser, 0, len(ps))}
 		for _, p := range ps {
-			doc.Tenants = append(doc.Tenants, AccountUser{
+			u := AccountUser{
 				Tenant: p.Tenant, ProviderID: p.ProviderID, Address: p.Address,
 				InboxPrefix: p.InboxPrefix, Bindings: p.Bindings,
 				Permissions: jwt.Permissions{
 					Pub: jwt.Permission{Allow: jwt.StringList(p.Permissions.Publish)},
 					Sub: jwt.Permission{Allow: jwt.StringList(p.Permissions.Subscribe)},
 				},
-				Scope: Scope(p),
-			})
+			}
+			if err := CheckScope(p, false); err != nil {
+				u.ScopeRefused = err.Error()
+			} else {
+				u.Scope = Scope(p)
+			}
+			doc.Tenants = append(doc.Tenants, u)
 		}
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false) // subjects end in '>'
@@ -166,7 +173,9 @@ func WritePermissions(w io.Writer, f Format, ps []TenantPermissions) error {
 			return fmt.Errorf("provision: encoding permissions: %w", err)
 		}
 	case FormatNSC:
-		writeNSC(&b, ps)
+		if err := writeNSC(&b, ps); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("%w: permissions format", ErrInvalidOptions)
 	}

@@ -40,11 +40,37 @@ func Scope(p TenantPermissions) *jwt.UserScope {
 	return s
 }
 
+// CheckScope reports whether p's grants can be written into a signing
+// key's scope (Scope) as they are: an error wrapping ErrScopeSubject when
+// a subject holds "{{", which the server would expand as a scope template
+// function into another subject, or, with nsc, ','. The error names the
+// tenant and the reason, not the subject.
+func CheckScope(p TenantPermissions, nsc bool) error {
+	for _, l := range [][]string{p.Permissions.Publish, p.Permissions.Subscribe} {
+		for _, s := range l {
+			switch {
+			case strings.Contains(s, "{{"):
+				return fmt.Errorf("%w: tenant %q: a subject holds \"{{\", which the server expands as a scope template", ErrScopeSubject, p.Tenant)
+			case nsc && strings.Contains(s, ","):
+				return fmt.Errorf("%w: tenant %q: a subject holds ',', on which nsc splits --allow-pub", ErrScopeSubject, p.Tenant)
+			}
+		}
+	}
+	return nil
+}
+
 // writeNSC writes, per tenant, the nsc commands that give the tenant's
 // account a scoped signing key holding the tenant's permissions and add
 // the runtime's user signed by it. ACCOUNT and SK are shell variables the
 // operator sets: the tenant's account and a signing key of it.
-func writeNSC(b *bytes.Buffer, ps []TenantPermissions) {
+// A tenant whose grants CheckScope refuses is an error, before anything
+// is written.
+func writeNSC(b *bytes.Buffer, ps []TenantPermissions) error {
+	for _, p := range ps {
+		if err := CheckScope(p, true); err != nil {
+			return err
+		}
+	}
 	b.WriteString("# The trigger runtime's user on each tenant's broker, signed by a scoped signing\n")
 	b.WriteString("# key of the tenant's account: the key's scope holds the permissions and the\n")
 	b.WriteString("# user JWT none, so its CONNECT stays small whatever the number of bindings.\n")
@@ -64,6 +90,7 @@ func writeNSC(b *bytes.Buffer, ps []TenantPermissions) {
 		b.WriteByte('\n')
 		fmt.Fprintf(b, "nsc add user --account \"$ACCOUNT\" --name %s -K %s\n", role, role)
 	}
+	return nil
 }
 
 // shellQuote returns s as one POSIX shell word in single quotes, so '$'

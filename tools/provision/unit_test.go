@@ -664,3 +664,61 @@ func TestWritePermissions(t *testing.T) {
 		t.Errorf("WritePermissions(Format(0)) = %v, want ErrInvalidOptions", err)
 	}
 }
+
+// TestScopeRefusesTemplateAndComma: a binding whose stream, consumer or
+// filter subject holds "{{" (valid asset and subject bytes) would become a
+// scope template the server expands into another subject: CheckScope
+// refuses it, the JSON omits that tenant's scope and says why, and the
+// nsc commands are refused before anything is written; ',' is refused
+// for nsc only (it splits --allow-pub on it) and keeps the JSON scope.
+func TestScopeRefusesTemplateAndComma(t *testing.T) {
+	for _, tc := range []struct {
+		name, consumer string
+		json, nsc      bool // scope written
+	}{
+		{"template", "c{{name()}}", false, false},
+		{"comma", "c,d", true, false},
+		{"plain", "c-d", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := permsConfig(t)
+			cfg.Bindings[1].Consumer = tc.consumer
+			if err := cfg.Validate(); err != nil {
+				t.Fatalf("configuration: %v", err)
+			}
+			ps, err := DerivePermissions(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eu := ps[1] // acme.eu holds binding b1
+			if err := CheckScope(eu, false); (err == nil) != tc.json || (err != nil && !errors.Is(err, ErrScopeSubject)) {
+				t.Errorf("CheckScope(json) = %v", err)
+			}
+			if err := CheckScope(ps[0], true); err != nil {
+				t.Errorf("CheckScope of the other tenant: %v", err)
+			}
+			var js bytes.Buffer
+			if err := WritePermissions(&js, FormatJSON, ps); err != nil {
+				t.Fatal(err)
+			}
+			var doc AccountDocument
+			if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if u := doc.Tenants[1]; (u.Scope != nil) != tc.json || (u.ScopeRefused == "") != tc.json {
+				t.Errorf("json tenant %s: scope %v, refused %q", u.Tenant, u.Scope != nil, u.ScopeRefused)
+			}
+			if doc.Tenants[0].Scope == nil {
+				t.Errorf("json: the other tenant lost its scope")
+			}
+			var nsc bytes.Buffer
+			err = WritePermissions(&nsc, FormatNSC, ps)
+			if tc.nsc != (err == nil) || (err != nil && (!errors.Is(err, ErrScopeSubject) || nsc.Len() != 0)) {
+				t.Errorf("nsc: %v, %d bytes written", err, nsc.Len())
+			}
+			if err != nil && strings.Contains(err.Error(), tc.consumer) {
+				t.Errorf("nsc error %q echoes the subject", err)
+			}
+		})
+	}
+}
