@@ -190,7 +190,7 @@ func SPKIPin(cert *x509.Certificate) string {
 func parseRoots(s string) ([]*x509.Certificate, error) {
 	for i := range len(s) {
 		if s[i] >= 0x80 {
-			return nil, ErrRootCAs
+			return nil, RuleRootCAs
 		}
 	}
 	var certs []*x509.Certificate
@@ -201,26 +201,26 @@ func parseRoots(s string) ([]*x509.Certificate, error) {
 			break
 		}
 		if !bytes.HasPrefix(rest, []byte("-----BEGIN ")) {
-			return nil, ErrRootCAs
+			return nil, RuleRootCAs
 		}
 		block, r := pem.Decode(rest)
 		if block == nil || block.Type != "CERTIFICATE" || len(block.Headers) != 0 {
-			return nil, ErrRootCAs
+			return nil, RuleRootCAs
 		}
 		// pem.Decode skips a malformed block and returns the next one; the
 		// block must be the one that starts here.
 		if next := bytes.Index(rest[1:], []byte("-----BEGIN ")); next >= 0 && len(rest)-len(r) > next+1 {
-			return nil, ErrRootCAs
+			return nil, RuleRootCAs
 		}
 		cert, err := x509.ParseCertificate(block.Bytes)
 		if err != nil {
-			return nil, ErrRootCAs
+			return nil, RuleRootCAs
 		}
 		certs = append(certs, cert)
 		rest = r
 	}
 	if len(certs) == 0 {
-		return nil, ErrRootCAs
+		return nil, RuleRootCAs
 	}
 	return certs, nil
 }

@@ -85,8 +85,8 @@ func TestDestinationRoots(t *testing.T) {
 		t.Errorf("root does not verify against the pool: %v", err)
 	}
 	bad := Destination{RootCAsPEM: "junk"}
-	if _, err := bad.CertPool(); !errors.Is(err, ErrRootCAs) {
-		t.Errorf("CertPool error = %v, want ErrRootCAs", err)
+	if _, err := bad.CertPool(); !errors.Is(err, RuleRootCAs) {
+		t.Errorf("CertPool error = %v, want RuleRootCAs", err)
 	}
 	if bad.RetainedRootBytes() != 0 {
 		t.Error("RetainedRootBytes of junk is not 0")

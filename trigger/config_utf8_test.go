@@ -44,8 +44,8 @@ func TestConfigRefusesInvalidUTF8(t *testing.T) {
 				t.Errorf("CanonicalConfig wrote %d bytes", len(out))
 			}
 			for _, err := range []error{perr, cerr} {
-				if !errors.Is(err, ErrInvalidConfig) || !errors.Is(err, ErrInvalidUTF8) {
-					t.Fatalf("error = %v, want ErrInvalidConfig and ErrInvalidUTF8", err)
+				if !errors.Is(err, ErrInvalidConfig) || !errors.Is(err, RuleUTF8) {
+					t.Fatalf("error = %v, want ErrInvalidConfig and RuleUTF8", err)
 				}
 				if diff := cmp.Diff(want, violationsOf(t, err)); diff != "" {
 					t.Errorf("violations (-want +got):\n%s", diff)

@@ -113,7 +113,7 @@ func TestMatchCredentialsRejects(t *testing.T) {
 			if diff := diffViolations(tc.want, ce.Violations); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			if !errors.Is(err, ErrInvalidCredentials) || !errors.Is(err, tc.want[0].Rule.Err()) {
+			if !errors.Is(err, ErrInvalidCredentials) || !errors.Is(err, tc.want[0].Rule) {
 				t.Errorf("errors.Is fails for %v", err)
 			}
 			if got != nil {

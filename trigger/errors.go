@@ -9,45 +9,21 @@ import (
 )
 
 // Sentinels. ErrInvalidConfig and ErrInvalidCredentials match every
-// *ConfigError and *CredentialsError; the others match the errors that
-// carry at least one violation of the rules that map to them (Rule.Err).
-// No message contains a secret, payload bytes or broker text.
+// *ConfigError and *CredentialsError. Each Rule is also an error, matched
+// by the errors that carry at least one violation of it:
+// errors.Is(err, RuleWildcard) reports whether a configuration was refused
+// for a wildcard filter. No message contains a secret, payload bytes or
+// broker text.
 var (
 	ErrInvalidConfig      = errors.New("trigger: invalid config")
 	ErrInvalidCredentials = errors.New("trigger: credentials do not match the config")
-
-	ErrSyntax          = errors.New("trigger: config is not one JSON object")
-	ErrTooLarge        = errors.New("trigger: config encoding too large")
-	ErrUnknownField    = errors.New("trigger: unknown config field")
-	ErrDuplicateKey    = errors.New("trigger: duplicate config key")
-	ErrMissingField    = errors.New("trigger: missing config field")
-	ErrWrongType       = errors.New("trigger: config value of the wrong type")
-	ErrNotCanonical    = errors.New("trigger: config is not in canonical encoding")
-	ErrInvalidUTF8     = errors.New("trigger: config string is not valid utf-8")
-	ErrProfile         = errors.New("trigger: unsupported profile")
-	ErrOutOfRange      = errors.New("trigger: config value out of range")
-	ErrInvalidName     = errors.New("trigger: invalid name")
-	ErrInvalidSubject  = errors.New("trigger: invalid filter subject")
-	ErrWildcardFilter  = errors.New("trigger: wildcard filter subject")
-	ErrDuplicate       = errors.New("trigger: duplicate id or stream/consumer pair")
-	ErrUnknownTenant   = errors.New("trigger: unknown tenant")
-	ErrUnusedTenant    = errors.New("trigger: tenant without bindings")
-	ErrSharedFilter    = errors.New("trigger: filter subject shared by two tenants")
-	ErrAddress         = errors.New("trigger: destination address is not a dialable IPv4 address and port")
-	ErrNonPublic       = errors.New("trigger: non-public destination address without exact opt-in")
-	ErrRootCAs         = errors.New("trigger: invalid root certificates")
-	ErrSPKIPin         = errors.New("trigger: invalid spki pin")
-	ErrMissingCred     = errors.New("trigger: tenant without credential")
-	ErrCredMismatch    = errors.New("trigger: credential not bound to its tenant's provider and destination")
-	ErrCredUnusable    = errors.New("trigger: credential secret missing or wiped")
-	ErrNotMarshalable  = errors.New("trigger: credentials are not marshalled")
-	errUnreachableRule = errors.New("trigger: unknown rule")
+	ErrNotMarshalable     = errors.New("trigger: credentials are not marshalled")
 )
 
 // Rule names what a Violation breaks.
 type Rule uint8
 
-// Rules. Each maps to one sentinel (Rule.Err).
+// Rules. Each is an error (Rule.Error), matched by errors.Is.
 const (
 	RuleSyntax                  Rule = iota + 1 // not one JSON value, nested too deep or trailing data
 	RuleTooLarge                                // encoding over MaxConfigBytes
@@ -165,63 +141,9 @@ func (r Rule) String() string {
 	}
 }
 
-// Err returns the sentinel the rule maps to.
-func (r Rule) Err() error {
-	switch r {
-	case RuleSyntax:
-		return ErrSyntax
-	case RuleTooLarge:
-		return ErrTooLarge
-	case RuleUnknownField:
-		return ErrUnknownField
-	case RuleDuplicateKey:
-		return ErrDuplicateKey
-	case RuleMissingField:
-		return ErrMissingField
-	case RuleWrongType:
-		return ErrWrongType
-	case RuleNotCanonical:
-		return ErrNotCanonical
-	case RuleUTF8:
-		return ErrInvalidUTF8
-	case RuleProfile:
-		return ErrProfile
-	case RuleRange, RuleCount, RuleBudgetOverTimeout, RuleAckWaitTooShort:
-		return ErrOutOfRange
-	case RuleID, RuleName, RuleAssetName, RuleServerName:
-		return ErrInvalidName
-	case RuleSubject:
-		return ErrInvalidSubject
-	case RuleWildcard:
-		return ErrWildcardFilter
-	case RuleDuplicateID, RuleDuplicateConsumer:
-		return ErrDuplicate
-	case RuleUnknownTenant, RuleCredentialUnknownTenant:
-		return ErrUnknownTenant
-	case RuleUnusedTenant:
-		return ErrUnusedTenant
-	case RuleSharedFilter:
-		return ErrSharedFilter
-	case RuleAddress:
-		return ErrAddress
-	case RuleNonPublic, RuleNeedlessOptIn:
-		return ErrNonPublic
-	case RuleRootCAs:
-		return ErrRootCAs
-	case RuleSPKIPin:
-		return ErrSPKIPin
-	case RuleCredentialMissing:
-		return ErrMissingCred
-	case RuleCredentialDuplicate:
-		return ErrDuplicate
-	case RuleCredentialProvider, RuleCredentialDestination:
-		return ErrCredMismatch
-	case RuleCredentialSecret:
-		return ErrCredUnusable
-	default:
-		return errUnreachableRule
-	}
-}
+// Error returns "trigger: config rule " and the rule's name, so that a
+// Rule is the sentinel of its violations.
+func (r Rule) Error() string { return "trigger: config rule " + r.String() }
 
 // Detail returns the rule's description, what a violation says when it
 // carries no detail of its own: Validate gives the value and the bound;
@@ -470,8 +392,8 @@ func describeViolations(head string, vs []Violation, truncated bool) string {
 func ruleSentinels(head error, vs []Violation) []error {
 	out := []error{head}
 	for _, v := range vs {
-		if err := v.Rule.Err(); !slices.Contains(out, err) {
-			out = append(out, err)
+		if !slices.Contains(out, error(v.Rule)) {
+			out = append(out, v.Rule)
 		}
 	}
 	return out

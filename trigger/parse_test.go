@@ -155,8 +155,8 @@ func TestCanonicalConfig(t *testing.T) {
 	}
 	t.Run("still strict", func(t *testing.T) {
 		_, err := CanonicalConfig([]byte(strings.Replace(canon, `"max_deliver":5`, `"max_deliver":5,"max_deliver":6`, 1)))
-		if !errors.Is(err, ErrDuplicateKey) {
-			t.Errorf("CanonicalConfig error = %v, want ErrDuplicateKey", err)
+		if !errors.Is(err, RuleDuplicateKey) {
+			t.Errorf("CanonicalConfig error = %v, want RuleDuplicateKey", err)
 		}
 	})
 }

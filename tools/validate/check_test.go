@@ -269,7 +269,7 @@ func TestCheckViolationSentinels(t *testing.T) {
 		v    int
 		want []error
 	}{
-		{"config range", 0, []error{trigger.ErrOutOfRange}},
+		{"config range", 0, []error{trigger.RuleRange}},
 		{"expired", 1, []error{ErrSecretExpired, credential.ErrExpired}},
 		{"malformed", 2, []error{ErrSecretMalformed, credential.ErrMalformed}},
 	}
@@ -287,7 +287,7 @@ func TestCheckViolationSentinels(t *testing.T) {
 			}
 		})
 	}
-	if err := res.Err(); !errors.Is(err, trigger.ErrOutOfRange) || !errors.Is(err, ErrSecretExpired) || !errors.Is(err, ErrSecretMalformed) {
+	if err := res.Err(); !errors.Is(err, trigger.RuleRange) || !errors.Is(err, ErrSecretExpired) || !errors.Is(err, ErrSecretMalformed) {
 		t.Errorf("Err() = %v, want every rule's sentinel", err)
 	}
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // Sentinels of this package's rules (see Rule.Err). Configuration rules and
-// the matching of credentials to tenants use the trigger package's
-// sentinels. No message contains a secret or the contents of a file.
+// the matching of credentials to tenants are trigger.Rule values, each its
+// own sentinel. No message contains a secret or the contents of a file.
 var (
 	ErrUnreadable      = errors.New("validate: file cannot be read")
 	ErrTooLarge        = errors.New("validate: file too large")
@@ -154,7 +154,7 @@ type Violation struct {
 	// configuration and the matching of credentials to tenants, a Rule's
 	// String for the credentials file.
 	Rule string
-	// Err is the rule's sentinel (trigger.Rule.Err or Rule.Err), for
+	// Err is the rule's sentinel (the trigger.Rule itself, or Rule.Err), for
 	// errors.Is.
 	Err error
 	// Cause, when set, is the underlying error: a file-system error (which
@@ -192,7 +192,7 @@ func (v Violation) String() string {
 // configViolation converts a trigger violation found in src and what it
 // found.
 func configViolation(src Source, v trigger.Violation, d trigger.Detail) Violation {
-	return Violation{Source: src, Path: v.Path, Rule: v.Rule.String(), Err: v.Rule.Err(), Detail: d}
+	return Violation{Source: src, Path: v.Path, Rule: v.Rule.String(), Err: v.Rule, Detail: d}
 }
 
 // fileViolation builds a violation of one of this package's rules.
