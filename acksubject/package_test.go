@@ -3,17 +3,10 @@ package acksubject_test
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 )
 
-// TestImportsStandardLibraryOnly enforces the layering rule: the package
-// imports nothing of this project and nothing outside the standard library.
-func TestImportsStandardLibraryOnly(t *testing.T) {
-	if diff := cmp.Diff([]string(nil), pkgcheck.OutsideImports(t)); diff != "" {
-		t.Errorf("imports outside the standard library (-want +got):\n%s", diff)
-	}
-}
-
-// TestPackageDoc requires doc.go to open with what the package owns.
+// TestPackageDoc requires doc.go to open with what the package owns. Its
+// imports (the standard library only) are held by the module's layers
+// table (internal/pkgcheck).
 func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package acksubject owns ") }

@@ -16,14 +16,6 @@ import (
 
 func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package faultproxy owns ") }
 
-// TestOutsideImports: the proxy is standard library only; in particular it
-// does not import conn, whose Dialer type its Dialer fits.
-func TestOutsideImports(t *testing.T) {
-	if diff := cmp.Diff([]string(nil), pkgcheck.OutsideImports(t)); diff != "" {
-		t.Errorf("outside imports (-want +got):\n%s", diff)
-	}
-}
-
 func TestStrings(t *testing.T) {
 	kinds := []struct {
 		k    faultproxy.Kind

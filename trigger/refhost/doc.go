@@ -79,7 +79,7 @@
 // Flags, resources and borrowed handles are not part of version 1.
 // Object keys are compared after unescaping, byte for byte. Names (record
 // fields, cases) are WIT identifiers: words of [a-z][a-z0-9]* or
-// [A-Z][A-Z0-9]* joined by '-', at most MaxNameLen bytes.
+// [A-Z][A-Z0-9]* joined by '-', at most MaxFieldNameLen bytes.
 //
 // # Canonical form
 //

@@ -212,7 +212,7 @@ const (
 	// TypeRuleEmpty: a record, tuple, enum or variant without members.
 	TypeRuleEmpty
 	// TypeRuleName: a field or case name that is not a WIT identifier of
-	// at most MaxNameLen bytes.
+	// at most MaxFieldNameLen bytes.
 	TypeRuleName
 	// TypeRuleDuplicateName: a field or case name used twice in one type.
 	TypeRuleDuplicateName

@@ -24,9 +24,9 @@ const (
 	// in all its parameters, each field and case counted as one more.
 	MaxTypeNodes = 1024
 
-	// MaxNameLen bounds a field or case name, and a declared failure code,
+	// MaxFieldNameLen bounds a field or case name, and a declared failure code,
 	// in bytes.
-	MaxNameLen = 64
+	MaxFieldNameLen = 64
 
 	// MaxTypeTextBytes bounds the input of ParseType.
 	MaxTypeTextBytes = 64 << 10

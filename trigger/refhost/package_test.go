@@ -3,26 +3,14 @@ package refhost_test
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
 
-// TestPackageDoc requires doc.go to open with the package's sentence.
+// TestPackageDoc requires doc.go to open with the package's sentence. Its
+// imports are held by the module's layers table (internal/pkgcheck).
 func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package refhost owns ") }
-
-// TestImports: the standard library, package trigger and the JSON lexer,
-// nothing else.
-func TestImports(t *testing.T) {
-	outside := pkgcheck.OutsideImports(t,
-		"github.com/latent-systems/latent-nats/trigger",
-		"github.com/latent-systems/latent-nats/internal/jsonlex")
-	if diff := cmp.Diff([]string(nil), outside); diff != "" {
-		t.Errorf("imports outside the standard library, trigger and jsonlex (-want +got):\n%s", diff)
-	}
-}
 
 // TestPayloadLimitIsTheProfiles: the codec's bound is the profile's
 // largest payload ceiling.

@@ -167,7 +167,7 @@ func TestTypeValidate(t *testing.T) {
 		{"empty enum", refhost.Enum(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleEmpty}},
 		{"empty variant", refhost.Variant(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleEmpty}},
 		{"bad field name", badName, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleName}},
-		{"name too long", refhost.Enum(strings.Repeat("a", refhost.MaxNameLen+1)), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleName}},
+		{"name too long", refhost.Enum(strings.Repeat("a", refhost.MaxFieldNameLen+1)), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleName}},
 		{"bad nested", refhost.List(refhost.Option(refhost.Type{})), &refhost.TypeError{Param: -1, Path: ".elem.elem", Offset: -1, Rule: refhost.TypeRuleKind}},
 		{"bad tuple member", refhost.Tuple(u8, refhost.Type{}), &refhost.TypeError{Param: -1, Path: "[1]", Offset: -1, Rule: refhost.TypeRuleKind}},
 		{"bad result side", refhost.Result(nil, &refhost.Type{}), &refhost.TypeError{Param: -1, Path: ".err", Offset: -1, Rule: refhost.TypeRuleKind}},
@@ -179,7 +179,7 @@ func TestTypeValidate(t *testing.T) {
 		})
 	}
 	t.Run("name at the limit", func(t *testing.T) {
-		if err := refhost.Enum(strings.Repeat("a", refhost.MaxNameLen)).Validate(); err != nil {
+		if err := refhost.Enum(strings.Repeat("a", refhost.MaxFieldNameLen)).Validate(); err != nil {
 			t.Errorf("Validate: %v", err)
 		}
 	})

@@ -143,10 +143,10 @@ func (t *Type) shapeOK() bool {
 	return !elem && !elems && !fields && !cases && !sides
 }
 
-// validName reports whether s is a WIT identifier of at most MaxNameLen
+// validName reports whether s is a WIT identifier of at most MaxFieldNameLen
 // bytes: words of [a-z][a-z0-9]* or [A-Z][A-Z0-9]* joined by single '-'.
 func validName(s string) bool {
-	if s == "" || len(s) > MaxNameLen {
+	if s == "" || len(s) > MaxFieldNameLen {
 		return false
 	}
 	start := true // at the first byte of a word
