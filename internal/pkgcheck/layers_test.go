@@ -54,7 +54,7 @@ func TestModuleLayers(t *testing.T) {
 		"tools/broker/cmd/broker":     {[]string{"tools/broker"}, "the broker command"},
 		"tools/faultproxy":            {nil, "a fault-injecting TCP proxy; its Dialer fits conn's without importing it"},
 		"tools/ledger":                {[]string{"trigger"}, "the delivery ledger over the runtime's reports"},
-		"tools/validate":              {[]string{"credential", "internal/jsontree", "trigger"}, "checks configurations and credential files"},
+		"tools/validate":              {[]string{"credential", "internal/jsonlex", "internal/jsontree", "trigger"}, "checks configurations and credential files"},
 		"tools/validate/cmd/validate": {[]string{"tools/validate"}, "the validate command"},
 		"tools/provision": {[]string{"conn", "credential", jwt, "pull", "tools/validate", "trigger"},
 			"operator credentials and permissions derived from a validated configuration, checked against the broker"},

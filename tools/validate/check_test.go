@@ -145,6 +145,12 @@ func violationCases() []violationCase {
 			writeFile(t, f.dir, "credentials.json", []byte(`{"credentials":[]} {}`), 0o644)
 		},
 			want: []brief{{creds, "", "syntax"}}},
+		{name: "credentials with invalid UTF-8", edit: func(t *testing.T, f *fixture) {
+			// A file path with a byte that is not UTF-8 would be read as
+			// another path once replaced with U+FFFD: refused instead.
+			replaceCreds(t, f, `"tenant":"acme"`, "\"tenant\":\"ac\xffme\"")
+		},
+			want: []brief{{creds, "", "syntax"}}},
 		{name: "credentials not an object", edit: func(t *testing.T, f *fixture) { writeFile(t, f.dir, "credentials.json", []byte(`[]`), 0o644) },
 			want: []brief{{creds, "", "wrong_type"}}},
 		{name: "credentials empty", edit: func(t *testing.T, f *fixture) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/internal/jsonlex"
 	"github.com/latent-systems/latent-nats/internal/jsontree"
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -61,9 +62,17 @@ const (
 // jsontree.Parse bounds the nesting of containers, so a container may open
 // at maxDepth (and must then be empty); the scalars it would admit one
 // level further are refused here.
+//
+// A string with invalid UTF-8 or half a surrogate pair is refused too, by
+// the module's one UTF-8 policy for JSON (internal/jsonlex): jsontree
+// would replace it with U+FFFD, and a tenant ID or file path rewritten so
+// must not be read as another.
 func parseTree(b []byte) (*jsontree.Node, bool) {
 	root, err := jsontree.Parse(b, maxDepth+1)
 	if err != nil || root.Depth() > maxDepth {
+		return nil, false
+	}
+	if _, err := jsonlex.Skip(b, 0, 0, maxDepth); err != nil {
 		return nil, false
 	}
 	return root, true
