@@ -3,13 +3,11 @@ package apicheck
 import (
 	"bytes"
 	"cmp"
+	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 	"go/ast"
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -22,28 +20,8 @@ import (
 // module) and everything under it.
 func API(root string) ([]string, error) {
 	var entries []entry
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p == root {
-				return nil
-			}
-			if name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || excluded(filepath.ToSlash(rel)) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+	err := pkgcheck.WalkGoFiles(root, excluded, func(rel, p, name string) error {
+		if strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
 		fset := token.NewFileSet()
@@ -54,7 +32,7 @@ func API(root string) ([]string, error) {
 		if f.Name.Name == "main" {
 			return nil
 		}
-		entries = append(entries, fileAPI(fset, filepath.ToSlash(filepath.Dir(rel)), f)...)
+		entries = append(entries, fileAPI(fset, rel, f)...)
 		return nil
 	})
 	if err != nil {

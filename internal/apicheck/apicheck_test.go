@@ -1,9 +1,7 @@
 package apicheck
 
 import (
-	"errors"
 	"flag"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +22,7 @@ func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package apicheck owns ") }
 // TestAPI fails when the exported API of the module differs from the
 // golden list, printing the difference.
 func TestAPI(t *testing.T) {
-	root := moduleRoot(t)
+	root, _ := pkgcheck.ModuleRoot(t)
 	got, err := API(root)
 	if err != nil {
 		t.Fatal(err)
@@ -156,29 +154,5 @@ func Named() (n int, err error) { return 0, nil }
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("API (-want +got):\n%s", diff)
-	}
-}
-
-// moduleRoot returns the directory of the go.mod nearest above the current
-// directory.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		_, err := os.Stat(filepath.Join(dir, "go.mod"))
-		if err == nil {
-			return dir
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			t.Fatal(err)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the current directory")
-		}
-		dir = parent
 	}
 }

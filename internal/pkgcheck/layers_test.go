@@ -41,7 +41,7 @@ func TestModuleLayers(t *testing.T) {
 		"internal/pkgcheck":   {nil, "checks of the module's own source, standard library only"},
 		"internal/fakeserver": {nil, "a scripted TLS server for tests below conformance, standard library only"},
 		"internal/frametest":  {nil, "frames shaped like broker traffic for the parser's and the peer benchmarks"},
-		"internal/apicheck":   {nil, "the golden list of the exported API, read with go/parser and go/ast; standard library only"},
+		"internal/apicheck":   {[]string{"internal/pkgcheck"}, "the golden list of the exported API, read with go/parser and go/ast over pkgcheck's walk of the module"},
 
 		// Test-only packages: their files beside doc.go are tests.
 		"fuzz":        {nil, "cross-package fuzz targets (tests only)"},

@@ -28,33 +28,9 @@ import (
 // go.mod of its own (another module) and everything under it.
 func ModuleImports(t testing.TB) map[string][]string {
 	t.Helper()
-	root, module := moduleRoot(t)
+	root, module := ModuleRoot(t)
 	pkgs := make(map[string][]string)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p == root {
-				return nil
-			}
-			if name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, filepath.Dir(p))
-		if err != nil {
-			return err
-		}
-		key := filepath.ToSlash(rel)
+	err := WalkGoFiles(root, nil, func(key, p, name string) error {
 		if _, ok := pkgs[key]; !ok {
 			pkgs[key] = []string{}
 		}
@@ -91,9 +67,47 @@ func ModuleImports(t testing.TB) map[string][]string {
 	return pkgs
 }
 
-// moduleRoot returns the directory of the go.mod nearest above the current
+// WalkGoFiles calls visit for every .go file of the module rooted at root
+// (test files included), with the file's directory relative to root in
+// slash form ("conn", "trigger/refhost"; "." for the root), its path and
+// its name. Directories named testdata or starting with "." or "_" are
+// skipped, so is a directory with a go.mod of its own (another module) and
+// everything under it, and so is every directory skip reports (given its
+// relative slash path; nil skips none). It is the one walk of the
+// module's source that ModuleImports and the API list share.
+func WalkGoFiles(root string, skip func(rel string) bool, visit func(rel, path, name string) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p == root {
+				return nil
+			}
+			if name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
+				(skip != nil && skip(filepath.ToSlash(rel))) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		return visit(filepath.ToSlash(filepath.Dir(rel)), p, name)
+	})
+}
+
+// ModuleRoot returns the directory of the go.mod nearest above the current
 // directory and the module path it declares.
-func moduleRoot(t testing.TB) (dir, module string) {
+func ModuleRoot(t testing.TB) (dir, module string) {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
