@@ -28,21 +28,21 @@ import (
 //   - The delivery's one original deadline D is the time the pull was sent
 //     plus T; the broker's ack wait (at least T + 1 s) starts no earlier.
 //   - The activation ends by D minus the acknowledgement's slice (ackSlice:
-//     T/AckSliceDivisor within MinAckSlice-MaxAckSlice) and within the
+//     T/ackSliceDivisor within minAckSlice-maxAckSlice) and within the
 //     binding's root budget from its start, whichever is first.
 //   - The acknowledgement gets the rest of D, and never less than its slice
 //     (an activation that overran its deadline still leaves the ack its
 //     slice, which the ack wait's one-second margin covers).
 const (
-	AckSliceDivisor = 4
-	MinAckSlice     = 25 * time.Millisecond
-	MaxAckSlice     = time.Second
+	ackSliceDivisor = 4
+	minAckSlice     = 25 * time.Millisecond
+	maxAckSlice     = time.Second
 )
 
 // ackSlice returns the part of the operation timeout kept for the
 // acknowledgement.
 func ackSlice(timeout time.Duration) time.Duration {
-	return min(max(timeout/AckSliceDivisor, MinAckSlice), MaxAckSlice)
+	return min(max(timeout/ackSliceDivisor, minAckSlice), maxAckSlice)
 }
 
 // pullMargin returns the margin beyond the pull's expiry for an operation
