@@ -123,8 +123,8 @@
 // that a pull the broker holds ends with the broker's answer and a slow
 // link does not lose deliveries unseen; the delivery's one
 // original deadline D is the time the pull was sent plus T; the activation
-// ends by D minus the acknowledgement's slice (T/ackSliceDivisor within
-// minAckSlice-maxAckSlice) and within the root budget; the acknowledgement
+// ends by D minus the acknowledgement's slice (T/4 within 25 ms to 1 s)
+// and within the root budget; the acknowledgement
 // gets the rest of D and never less than its slice. A slow activation can
 // therefore not leave the acknowledgement without time.
 //
