@@ -2,6 +2,7 @@ package trigger
 
 import (
 	"runtime"
+	"sync"
 )
 
 // Host callbacks run on the goroutine that steps, while it holds the
@@ -18,9 +19,15 @@ import (
 // runtime.Stack has kept since Go 1. That read costs about a microsecond:
 // Run makes it once, Step, Close and CloseIdle once a call.
 
+// stackBufs holds the buffers goid reads a stack header into: one that
+// runtime.Stack writes escapes to the heap, so they are reused rather
+// than allocated per call.
+var stackBufs = sync.Pool{New: func() any { return new([32]byte) }}
+
 // goid returns the calling goroutine's ID, 0 if it cannot be read.
 func goid() uint64 {
-	var buf [32]byte
+	buf := stackBufs.Get().(*[32]byte)
+	defer stackBufs.Put(buf)
 	b := buf[:runtime.Stack(buf[:], false)]
 	const prefix = "goroutine "
 	if len(b) < len(prefix) || string(b[:len(prefix)]) != prefix {

@@ -125,7 +125,7 @@ func (t *Triggers) step(ctx context.Context, host Host, gid uint64) (StepReport,
 	r := StepReport{Step: t.steps, Epoch: t.epoch, Binding: b.index, At: now, Ack: AckNone}
 	cl := &t.tenants[b.tenant].client
 	dials, replaced := cl.dials, cl.replaced
-	emptyPull, err := t.visit(ctx, host, b, &r)
+	r, emptyPull, err := t.visit(ctx, host, b, r)
 	cl.retire(t.pools, &t.tenants[b.tenant], t.now())
 	if err != nil {
 		r.Result = ResultShutdown
@@ -190,16 +190,22 @@ func (t *Triggers) credentialCurrent(host Host, ts *tenantState) bool {
 	return ts.cred.Secret.CheckCurrent(t.now()) == nil && host.CredentialCurrent(ts.cfg.ID) == nil
 }
 
-// visit runs one step's flow on binding b, filling r. It returns whether an
-// empty result came from the pull (rather than consumer info), and ctx's
-// error when the owner stopped.
-func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *StepReport) (bool, error) {
+// visit runs one step's flow on binding b, filling in r. It returns the
+// report, whether an empty result came from the pull (rather than consumer
+// info), and ctx's error when the owner stopped.
+func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r StepReport) (StepReport, bool, error) {
 	v := visit{t: t, ctx: ctx, host: host, b: b, ts: &t.tenants[b.tenant], r: r,
 		timeout: b.cfg.OperationTimeout(), ref: t.ref(b)}
+	v.run()
+	return v.r, v.emptyPull, v.err
+}
+
+// run makes the phases in order, each after the last let it, and releases
+// what they held.
+func (v *visit) run() {
 	defer v.end()
 	_ = v.checks() && v.reserve() && v.connect() && v.inspect() && v.checks() &&
 		v.pull() && v.activate() && v.ack()
-	return v.emptyPull, v.err
 }
 
 // visit is one step's flow on one binding, one phase a method: the checks
@@ -207,14 +213,16 @@ func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r *Ste
 // checks again, the pull, the activation and the acknowledgement. Each
 // phase fills the report and returns whether the next one runs; a phase
 // that finds the owner stopped sets err. end releases, in reverse order,
-// what the phases reserved. It lives for one step, on the stack.
+// what the phases reserved. It lives for one step, on the stack, and holds
+// the step's report by value (a pointer held beside the host would make
+// the report escape to the heap).
 type visit struct {
 	t       *Triggers
 	ctx     context.Context
 	host    Host
 	b       *bindingState
 	ts      *tenantState
-	r       *StepReport
+	r       StepReport
 	timeout time.Duration
 	ref     BindingRef
 
@@ -258,7 +266,7 @@ func (v *visit) stopped() bool {
 // owner's stop, or a failed visit of err's class.
 func (v *visit) failed(err error) bool {
 	if !v.stopped() {
-		fail(v.r, classify(err))
+		fail(&v.r, classify(err))
 	}
 	return false
 }
@@ -268,9 +276,9 @@ func (v *visit) failed(err error) bool {
 func (v *visit) checks() bool {
 	switch {
 	case v.host.PublicationEligible(v.ref) != nil:
-		skip(v.r, ClassIneligible)
+		skip(&v.r, ClassIneligible)
 	case !v.t.credentialCurrent(v.host, v.ts):
-		skip(v.r, ClassCredential)
+		skip(&v.r, ClassCredential)
 	default:
 		return true
 	}
@@ -294,16 +302,16 @@ func (v *visit) reserve() bool {
 		switch {
 		case v.stopped():
 		case errors.Is(err, ErrUnavailable):
-			skip(v.r, ClassUnavailable)
+			skip(&v.r, ClassUnavailable)
 		default:
-			skip(v.r, ClassHost)
+			skip(&v.r, ClassHost)
 		}
 		return false
 	}
 	v.in = in
 	v.r.RouteGeneration = in.RouteGeneration()
 	if err := v.t.pools.reserveRequest(v.ts.usage, v.ts.provider, v.b.charge); err != nil {
-		refused(v.r, err)
+		refused(&v.r, err)
 		return false
 	}
 	v.charged = true
@@ -320,11 +328,11 @@ func (v *visit) connect() bool {
 		switch {
 		case v.stopped():
 		case errors.Is(err, ErrDialBackoff):
-			skip(v.r, ClassDialBackoff)
+			skip(&v.r, ClassDialBackoff)
 		case errors.Is(err, ErrPoolExhausted):
-			refused(v.r, err)
+			refused(&v.r, err)
 		default:
-			fail(v.r, classify(err))
+			fail(&v.r, classify(err))
 		}
 		return false
 	}
@@ -345,9 +353,9 @@ func (v *visit) inspect() bool {
 		return true
 	case v.stopped():
 	case errors.Is(err, pull.ErrConsumerPaused):
-		skip(v.r, ClassPaused)
+		skip(&v.r, ClassPaused)
 	default:
-		fail(v.r, classify(err))
+		fail(&v.r, classify(err))
 	}
 	return false
 }
@@ -367,7 +375,7 @@ func (v *visit) pull() bool {
 		v.emptyPull = true
 		return false
 	default:
-		fail(v.r, classOfKind(got.kind))
+		fail(&v.r, classOfKind(got.kind))
 		return false
 	}
 	v.got = got
