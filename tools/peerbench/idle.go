@@ -177,7 +177,7 @@ type idleRun struct {
 }
 
 // runIdle runs the comparison and writes its raw lines and tables to w.
-func runIdle(ctx context.Context, o idleOptions, server string, w io.Writer) (err error) {
+func runIdle(ctx context.Context, o idleOptions, server string, thread bool, w io.Writer) (err error) {
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -185,6 +185,7 @@ func runIdle(ctx context.Context, o idleOptions, server string, w io.Writer) (er
 		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), nats.Version, broker.ServerVersion)
 	fmt.Fprintf(w, "window %v per phase, %d and %d bindings/consumers, all empty; %d timed empty Steps\n",
 		o.window, o.small, trigger.MaxBindings, o.visits)
+	fmt.Fprintf(w, "latent socket: %s\n", map[bool]string{false: "the Go runtime's network poller (default)", true: "thread socket (PoolConfig.ThreadSocket)"}[thread])
 	fmt.Fprintf(w, "load average before: %s\n", loadAvg())
 	setup := time.Now()
 	env, err := startIdleEnv(ctx, server)
@@ -192,7 +193,7 @@ func runIdle(ctx context.Context, o idleOptions, server string, w io.Writer) (er
 		return err
 	}
 	defer func() { err = errors.Join(err, env.close()) }()
-	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
+	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits(), ThreadSocket: thread})
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func main() {
 		}
 	case "idle":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := runIdle(ctx, *ido, po.server, os.Stdout)
+		err := runIdle(ctx, *ido, po.server, po.thread, os.Stdout)
 		stop()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -55,7 +55,7 @@ func pullFlags(fs *flag.FlagSet) *pullOptions {
 	fs.IntVar(&o.host, "host", 2000, "pull: visits per message loop, after the rounds, with another goroutine's 1 ms ticker running (its lateness is reported); 0 skips")
 	fs.DurationVar(&o.roundTime, "round-time", time.Minute, "pull: time bound of one loop in one round")
 	fs.StringVar(&o.storage, "storage", "memory", `pull: stream storage, "memory" or "file"`)
-	fs.BoolVar(&o.thread, "thread-socket", false, "pull: this project's connections use the opt-in thread socket (conn.Config.ThreadSocket) instead of the Go runtime's network poller")
+	fs.BoolVar(&o.thread, "thread-socket", false, "pull, idle, cluster: this project's connections use the opt-in thread socket (conn.Config.ThreadSocket) instead of the Go runtime's network poller")
 	fs.StringVar(&o.server, "server", "", "pull, idle: nats-server "+broker.ServerVersion+" binary (default: "+broker.EnvServer+" or the user cache)")
 	return o
 }
