@@ -57,7 +57,13 @@ func TestClusterPullStatusBeforeMessage(t *testing.T) {
 		node := c.Node(trial % c.Size())
 		p := newPuller(t, node, bind, perms, pull.Options{})
 		ctx, cancel := context.WithTimeout(t.Context(), pullTimeout)
+		// A consumer just created may not yet have its interest at every
+		// node: the node answers 503 (no responders) and nothing was
+		// delivered. Pull again, within pullTimeout and 1,000 requests.
 		r, err := p.c.RequestDelivery(ctx, "$JS.API.CONSUMER.MSG.NEXT.ORDERS.worker", nil, p.p.NextBody())
+		for again := 0; err == nil && r.Status == 503 && ctx.Err() == nil && again < 1000; again++ {
+			r, err = p.c.RequestDelivery(ctx, "$JS.API.CONSUMER.MSG.NEXT.ORDERS.worker", nil, p.p.NextBody())
+		}
 		if err != nil {
 			cancel()
 			t.Fatalf("trial %d: pull: %v", trial, err)
