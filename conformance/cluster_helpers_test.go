@@ -100,31 +100,16 @@ func clusterInstall(t *testing.T, c *broker.Cluster, spec clusterSpec) *clusterE
 		te := &trigTenantEnv{id: id, account: acct, adm: &trigAdmin{t: t, c: pullDial(t, adminNode, adminCreds)}}
 		e.tenants = append(e.tenants, te)
 		e.cfg.Tenants = append(e.cfg.Tenants, trigger.Tenant{ID: id, ProviderID: "local", Destination: dest})
-		bc := trigger.Binding{
-			ID:                 id + ".b0",
-			Tenant:             id,
-			Principal:          "svc:" + id,
-			Service:            trigService,
-			Contract:           trigContract,
-			Function:           trigFunction,
-			Stream:             trigStream,
-			Consumer:           id + "-w0",
-			FilterSubject:      trigSubject(id, 0),
-			MaxPayloadBytes:    256,
-			OperationTimeoutMS: 1000,
-			RootBudgetMS:       1000,
-			MaxDeliver:         5,
-			AckWaitMS:          2000,
-			NakDelayMS:         trigger.MinNakDelayMS,
-		}
-		if spec.binding != nil {
-			spec.binding(k, &bc)
-		}
+		// The suite's binding defaults, with the cluster cases' max_deliver
+		// of 5, then spec's adjustments.
+		bc := trigSpec{tenants: spec.tenants, binding: func(k, _ int, b *trigger.Binding) {
+			b.MaxDeliver = 5
+			if spec.binding != nil {
+				spec.binding(k, b)
+			}
+		}}.bindingOf(k, 0)
 		e.cfg.Bindings = append(e.cfg.Bindings, bc)
-		pb := pull.Binding{
-			Stream: bc.Stream, Consumer: bc.Consumer, FilterSubject: bc.FilterSubject,
-			PayloadCeiling: bc.MaxPayloadBytes, AckWait: bc.AckWait(), MaxDeliver: bc.MaxDeliver,
-		}
+		pb := trigPullBinding(bc)
 		clusterCreate(t, te.adm, "$JS.API.STREAM.CREATE."+trigStream, map[string]any{
 			"name": trigStream, "subjects": []string{bc.FilterSubject}, "storage": "file",
 			"num_replicas": clusterReplicas,
