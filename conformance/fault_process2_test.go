@@ -346,8 +346,12 @@ func TestFaultPause(t *testing.T) {
 				}
 				at := time.Now()
 				time.AfterFunc(tc.pause, func() {
+					// The time is taken before SIGCONT: no acknowledgement
+					// can be verified while the broker is stopped, and the
+					// runtime may verify two before Resume returns.
+					resumed := time.Now()
 					err := e.b.Resume()
-					done <- paused{at: at, resumed: time.Now(), step: step, err: err}
+					done <- paused{at: at, resumed: resumed, step: step, err: err}
 				})
 			}
 			target := e.publish(0, 0, tc.place(e, h, fault))
