@@ -86,7 +86,10 @@
 //  4. Consumer info ($JS.API.CONSUMER.INFO.<stream>.<consumer>), checked
 //     against the profile by package pull; a consumer it proves empty
 //     (nothing pending, nothing awaiting redelivery) ends the visit after
-//     this one round trip.
+//     this one round trip, and so does one whose only pending delivery is
+//     the binding's own, before the earliest time the broker can
+//     redeliver it (its NAK delay or ack wait, counted from when the
+//     runtime sent the NAK or the pull; Counts.Awaiting).
 //  5. Eligibility and the credential again, then a no-wait pull of one
 //     message with a 100 ms expiry ({"batch":1,"no_wait":true,
 //     "expires":100ms,"max_bytes":ceiling+9216}). Empty or expired ends the

@@ -107,6 +107,11 @@ type bindingState struct {
 	revisit int
 	// mismatch is the logged profile state (see logStep).
 	mismatch bool
+	// redeliverAfter is the earliest time the broker can redeliver the
+	// binding's last delivery while it is still pending (see
+	// visit.inspect): the pull's send time plus the ack wait, or the NAK's
+	// send time plus its delay. Zero once a verified ACK or TERM ended it.
+	redeliverAfter time.Time
 }
 
 // Install validates cfg and creds, charges the installation to pools and

@@ -15,8 +15,10 @@ const (
 	// (ineligible publication, credential not current, admission or pool
 	// unavailable, dial backoff); see StepReport.Error for which.
 	ResultSkipped StepResult = iota + 1
-	// ResultEmpty: consumer info proved the consumer empty, or the pull
-	// found nothing.
+	// ResultEmpty: consumer info proved that a pull would deliver nothing
+	// (the consumer empty, or its one delivery awaiting a redelivery the
+	// broker cannot make yet; see Counts.Awaiting), or the pull found
+	// nothing.
 	ResultEmpty
 	// ResultDelivered: a message was pulled; see Outcome, Action and Ack.
 	ResultDelivered
@@ -240,9 +242,13 @@ type Counts struct {
 	// pull (the reason is counted by Error).
 	Skipped uint64
 	// Empty counts visits that consumer info proved empty (one round
-	// trip); EmptyPulls those whose pull found nothing.
+	// trip); EmptyPulls those whose pull found nothing; Awaiting those
+	// that sent no pull because consumer info showed the binding's one
+	// delivery pending before the broker can redeliver it (its NAK delay
+	// or ack wait, as the runtime gave it, has not passed).
 	Empty      uint64
 	EmptyPulls uint64
+	Awaiting   uint64
 	// Delivered counts messages pulled.
 	Delivered uint64
 	// Acked, Termed, Nacked and Exhausted count commands sent, by action,
@@ -324,6 +330,7 @@ func (c *Counts) add(o *Counts) {
 	c.Skipped += o.Skipped
 	c.Empty += o.Empty
 	c.EmptyPulls += o.EmptyPulls
+	c.Awaiting += o.Awaiting
 	c.Delivered += o.Delivered
 	c.Acked += o.Acked
 	c.Termed += o.Termed
@@ -426,9 +433,8 @@ func (m *Monitor) LastSkip() (StepReport, bool) {
 }
 
 // record counts one finished step and keeps its report when it delivered
-// or failed. emptyPull tells an empty pull from an empty consumer info;
-// dials and replaced are the step's connection events.
-func (m *Monitor) record(r *StepReport, emptyPull bool, dials, replaced uint64) {
+// or failed. empty says what proved an empty result; dials and replaced are the step's connection events.
+func (m *Monitor) record(r *StepReport, empty emptyBy, dials, replaced uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.steps++
@@ -451,10 +457,13 @@ func (m *Monitor) record(r *StepReport, emptyPull bool, dials, replaced uint64) 
 		m.skip = *r
 		m.hasSkip = true
 	case ResultEmpty:
-		if emptyPull {
-			c.EmptyPulls++
-		} else {
+		switch empty {
+		case emptyByInfo:
 			c.Empty++
+		case emptyByPull:
+			c.EmptyPulls++
+		case emptyByAwaiting:
+			c.Awaiting++
 		}
 	case ResultFailed:
 		c.Failed++

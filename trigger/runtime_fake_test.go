@@ -151,6 +151,14 @@ type fakeMsg struct {
 	seq       uint64
 	delivered uint64
 	payload   string
+	at        time.Time // of the last delivery
+}
+
+// fakePending is a delivery awaiting redelivery in the timed model: the
+// broker can redeliver it from at on.
+type fakePending struct {
+	m  *fakeMsg
+	at time.Time
 }
 
 // fakeNet stands for the brokers of every tenant: one queue per binding
@@ -177,9 +185,27 @@ type fakeNet struct {
 	onNext      func()
 	ackDeadline []time.Duration // time left on each ack's context
 	acks        []string
+	// timed is the broker's redelivery timing of the profile's
+	// max_ack_pending 1: a NAKed delivery, or one not acknowledged, stays
+	// pending (consumer info counts it in NumAckPending) until its NAK
+	// delay or ackWait has passed; meanwhile the consumer delivers
+	// nothing and a pull is held for its expiry, then answers 408.
+	timed   bool
+	ackWait time.Duration
+	waiting map[int]fakePending
+	pulls   int // pulls sent
 }
 
-func newFakeNet(ev *events) *fakeNet { return &fakeNet{ev: ev, queues: map[int][]*fakeMsg{}} }
+func newFakeNet(ev *events) *fakeNet {
+	return &fakeNet{ev: ev, queues: map[int][]*fakeMsg{}, waiting: map[int]fakePending{}}
+}
+
+// pullCount returns the pulls sent so far.
+func (n *fakeNet) pullCount() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.pulls
+}
 
 // publish appends a message to binding b's consumer.
 func (n *fakeNet) publish(b int, payload string) {
@@ -347,7 +373,11 @@ func (l *fakeLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, 
 			return pull.Pending{}, err
 		}
 	}
-	return pull.Pending{NumPending: uint64(len(l.n.queues[b.index]))}, nil
+	p := pull.Pending{NumPending: uint64(len(l.n.queues[b.index]))}
+	if _, ok := l.n.waiting[b.index]; ok {
+		p.NumAckPending = 1
+	}
+	return p, nil
 }
 
 func (l *fakeLink) next(ctx context.Context, b *bindingState) (pulled, error) {
@@ -356,9 +386,20 @@ func (l *fakeLink) next(ctx context.Context, b *bindingState) (pulled, error) {
 		return pulled{}, err
 	}
 	l.n.mu.Lock()
+	l.n.pulls++
 	if l.closed {
 		l.n.mu.Unlock()
 		return pulled{}, conn.ErrClosed
+	}
+	if w, ok := l.n.waiting[b.index]; ok {
+		if time.Now().Before(w.at) {
+			// Held at max_ack_pending until the expiry.
+			l.n.mu.Unlock()
+			time.Sleep(pull.RequestExpires)
+			return pulled{kind: pull.KindRequestTimeout}, nil
+		}
+		delete(l.n.waiting, b.index)
+		l.n.queues[b.index] = append([]*fakeMsg{w.m}, l.n.queues[b.index]...)
 	}
 	if l.n.nextReply != nil {
 		if k, ok, err := l.n.nextReply(b.index); ok {
@@ -374,7 +415,11 @@ func (l *fakeLink) next(ctx context.Context, b *bindingState) (pulled, error) {
 	m := q[0]
 	l.n.queues[b.index] = q[1:]
 	m.delivered++
+	m.at = time.Now()
 	l.inflight[b.index] = m
+	if l.n.timed {
+		l.n.waiting[b.index] = fakePending{m: m, at: m.at.Add(l.n.ackWait)}
+	}
 	onNext := l.n.onNext
 	l.n.mu.Unlock()
 	if onNext != nil {
@@ -432,6 +477,13 @@ func (l *fakeLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (
 		}
 	}
 	delete(l.inflight, b.index)
+	if l.n.timed {
+		delete(l.n.waiting, b.index)
+		if cmd.Action == pull.ActionNak {
+			l.n.waiting[b.index] = fakePending{m: m, at: time.Now().Add(cmd.Delay)}
+		}
+		return pull.Receipt{Outcome: pull.OutcomeVerified, Action: cmd.Action, Delivery: id}, nil
+	}
 	if cmd.Action == pull.ActionNak {
 		l.n.queues[b.index] = append([]*fakeMsg{m}, l.n.queues[b.index]...)
 	}

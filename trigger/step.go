@@ -125,7 +125,7 @@ func (t *Triggers) step(ctx context.Context, host Host, gid uint64) (StepReport,
 	r := StepReport{Step: t.steps, Epoch: t.epoch, Binding: b.index, At: now, Ack: AckNone}
 	cl := &t.tenants[b.tenant].client
 	dials, replaced := cl.dials, cl.replaced
-	r, emptyPull, err := t.visit(ctx, host, b, r)
+	r, empty, err := t.visit(ctx, host, b, r)
 	cl.retire(t.pools, &t.tenants[b.tenant], t.now())
 	if err != nil {
 		r.Result = ResultShutdown
@@ -137,7 +137,7 @@ func (t *Triggers) step(ctx context.Context, host Host, gid uint64) (StepReport,
 	}
 	t.pace(b, &r)
 	t.logStep(b, &r)
-	t.mon.record(&r, emptyPull, cl.dials-dials, cl.replaced-replaced)
+	t.mon.record(&r, empty, cl.dials-dials, cl.replaced-replaced)
 	if o, ok := host.(StepObserver); ok {
 		o.ObserveStep(r)
 	}
@@ -191,14 +191,28 @@ func (t *Triggers) credentialCurrent(host Host, ts *tenantState) bool {
 }
 
 // visit runs one step's flow on binding b, filling in r. It returns the
-// report, whether an empty result came from the pull (rather than consumer
-// info), and ctx's error when the owner stopped.
-func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r StepReport) (StepReport, bool, error) {
+// report, what proved an empty result, and ctx's error when the owner
+// stopped.
+func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r StepReport) (StepReport, emptyBy, error) {
 	v := visit{t: t, ctx: ctx, host: host, b: b, ts: &t.tenants[b.tenant], r: r,
 		timeout: b.cfg.OperationTimeout(), ref: t.ref(b)}
 	v.run()
-	return v.r, v.emptyPull, v.err
+	return v.r, v.empty, v.err
 }
+
+// emptyBy is what proved a step's result empty (ResultEmpty).
+type emptyBy uint8
+
+const (
+	// emptyByInfo: consumer info showed nothing pending and nothing
+	// awaiting an acknowledgement.
+	emptyByInfo emptyBy = iota
+	// emptyByPull: the pull found nothing.
+	emptyByPull
+	// emptyByAwaiting: consumer info showed the binding's one delivery
+	// still pending, before the broker can redeliver it.
+	emptyByAwaiting
+)
 
 // run makes the phases in order, each after the last let it, and releases
 // what they held.
@@ -232,12 +246,12 @@ type visit struct {
 	pre     context.Context
 	cancel  context.CancelFunc
 
-	l         link
-	sent      time.Time
-	got       pulled
-	cmd       pull.Command
-	emptyPull bool
-	err       error
+	l     link
+	sent  time.Time
+	got   pulled
+	cmd   pull.Command
+	empty emptyBy
+	err   error
 }
 
 // end releases what the phases held: the connection forgets the phase
@@ -341,13 +355,31 @@ func (v *visit) connect() bool {
 }
 
 // inspect asks for consumer info: an empty or paused consumer ends the
-// visit after this one round trip.
+// visit after this one round trip, and so does a consumer whose one
+// delivery awaits a redelivery the broker cannot make yet.
+//
+// The profile's max_ack_pending is 1, so a consumer with a delivery
+// awaiting its acknowledgement delivers nothing new, and a pull can only
+// return that delivery again once the broker made it redeliverable: at
+// the end of its ack wait, counted from the delivery, or of the delay of
+// a NAK, counted from when the broker read the NAK (nats-server 2.14.6
+// getNextMsg and processNak). Both start no earlier than the runtime sent
+// the pull or the NAK, so before b.redeliverAfter a pull would be held
+// for its whole expiry (100 ms of the owner's one loop, every visit,
+// while a failed event waits out its NAK delay) and return nothing. A
+// delivery the runtime does not know of (one it lost to a failed pull, or
+// one from before this installation) is pulled for as before.
 func (v *visit) inspect() bool {
 	pend, err := v.l.inspect(v.pre, v.b)
-	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
+	now := v.t.now()
+	v.ts.client.settle(v.t.pools, v.ts, err, now)
 	switch {
 	case err == nil && pend.Empty():
 		v.r.Result = ResultEmpty
+		return false
+	case err == nil && pend.NumAckPending > 0 && now.Before(v.b.redeliverAfter):
+		v.r.Result = ResultEmpty
+		v.empty = emptyByAwaiting
 		return false
 	case err == nil:
 		return true
@@ -372,13 +404,16 @@ func (v *visit) pull() bool {
 	case pull.ClassMessage:
 	case pull.ClassEmpty:
 		v.r.Result = ResultEmpty
-		v.emptyPull = true
+		v.empty = emptyByPull
 		return false
 	default:
 		fail(&v.r, classOfKind(got.kind))
 		return false
 	}
 	v.got = got
+	// Pending from now until its ack wait has passed, unless the
+	// acknowledgement says otherwise.
+	v.b.redeliverAfter = v.sent.Add(v.b.cfg.AckWait())
 	v.r.Result = ResultDelivered
 	v.r.StreamSeq = got.id.StreamSeq
 	v.r.Delivered = got.id.Delivered
@@ -435,8 +470,9 @@ func (v *visit) ack() bool {
 		v.r.Error = ClassCredential
 		return false
 	}
+	now := v.t.now()
 	ackBy, slice := v.sent.Add(v.timeout), ackSlice(v.timeout)
-	if now := v.t.now(); ackBy.Sub(now) < slice {
+	if ackBy.Sub(now) < slice {
 		ackBy = now.Add(slice)
 	}
 	ackCtx, ackCancel := context.WithDeadline(v.ctx, ackBy)
@@ -444,6 +480,7 @@ func (v *visit) ack() bool {
 	v.l.detach()
 	ackCancel()
 	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
+	v.redelivery(now, err == nil, rec.Outcome == pull.OutcomeUncertain)
 	switch {
 	case err == nil && rec.Outcome == pull.OutcomeVerifiedLate:
 		v.r.Ack = AckVerifiedLate
@@ -457,6 +494,22 @@ func (v *visit) ack() bool {
 		v.r.Error = classify(err)
 	}
 	return true
+}
+
+// redelivery updates the earliest redelivery of the binding's delivery
+// after its acknowledgement, sent at sent: a verified ACK or TERM ended it,
+// a NAK the broker may have read makes it redeliverable after its delay
+// (or the ack wait, if that ends first and the NAK was not verified), and
+// anything else leaves it to the ack wait.
+func (v *visit) redelivery(sent time.Time, verified, uncertain bool) {
+	switch {
+	case v.r.Action == ActionNak && verified:
+		v.b.redeliverAfter = sent.Add(v.b.cfg.NakDelay())
+	case v.r.Action == ActionNak && uncertain:
+		v.b.redeliverAfter = minTime(v.b.redeliverAfter, sent.Add(v.b.cfg.NakDelay()))
+	case verified:
+		v.b.redeliverAfter = time.Time{}
+	}
 }
 
 // skip records a visit stopped before the pull.

@@ -340,7 +340,7 @@ func monCounts(mon *trigger.Monitor) counts {
 	s := mon.Snapshot()
 	c := counts{
 		steps: s.Steps, empty: s.Totals.Empty, dials: s.Dials,
-		other: s.Totals.EmptyPulls + s.Totals.Delivered + s.Totals.Skipped + s.Totals.Failed,
+		other: s.Totals.EmptyPulls + s.Totals.Awaiting + s.Totals.Delivered + s.Totals.Skipped + s.Totals.Failed,
 	}
 	for _, b := range s.Bindings {
 		if b.Visits > 0 {

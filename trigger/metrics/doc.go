@@ -46,6 +46,7 @@
 //	latent_nats_trigger_skipped_total                    Skipped
 //	latent_nats_trigger_empty_total                      Empty
 //	latent_nats_trigger_empty_pulls_total                EmptyPulls
+//	latent_nats_trigger_awaiting_redelivery_total        Awaiting
 //	latent_nats_trigger_delivered_total                  Delivered
 //	latent_nats_trigger_acknowledgements_total{action}   Acked, Termed, Nacked, Exhausted
 //	latent_nats_trigger_acknowledgements_uncertain_total Uncertain

@@ -33,6 +33,7 @@ func Append(dst []byte, s trigger.Snapshot, last trigger.StepReport, hasLast boo
 	dst = appendPerBinding(dst, bs, nameSkipped, helpSkipped, func(c *trigger.Counts) uint64 { return c.Skipped })
 	dst = appendPerBinding(dst, bs, nameEmpty, helpEmpty, func(c *trigger.Counts) uint64 { return c.Empty })
 	dst = appendPerBinding(dst, bs, nameEmptyPulls, helpEmptyPulls, func(c *trigger.Counts) uint64 { return c.EmptyPulls })
+	dst = appendPerBinding(dst, bs, nameAwaiting, helpAwaiting, func(c *trigger.Counts) uint64 { return c.Awaiting })
 	dst = appendPerBinding(dst, bs, nameDelivered, helpDelivered, func(c *trigger.Counts) uint64 { return c.Delivered })
 	dst = appendPerEnum(dst, bs, nameAcks, helpAcks, labelAction, trigger.ActionAck, trigger.ActionExhausted, acknowledgements)
 	dst = appendPerBinding(dst, bs, nameUncertain, helpUncertain, func(c *trigger.Counts) uint64 { return c.Uncertain })

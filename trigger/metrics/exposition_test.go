@@ -103,6 +103,7 @@ func TestFamilies(t *testing.T) {
 		{"latent_nats_trigger_skipped_total", "counter", b, n},
 		{"latent_nats_trigger_empty_total", "counter", b, n},
 		{"latent_nats_trigger_empty_pulls_total", "counter", b, n},
+		{"latent_nats_trigger_awaiting_redelivery_total", "counter", b, n},
 		{"latent_nats_trigger_delivered_total", "counter", b, n},
 		{"latent_nats_trigger_acknowledgements_total", "counter", []string{"binding", "action"}, n * 4},
 		{"latent_nats_trigger_acknowledgements_uncertain_total", "counter", b, n},
@@ -212,7 +213,7 @@ func TestFormatValid(t *testing.T) {
 const installationSamples = 5
 
 // perBinding is the number of samples one binding adds.
-const perBinding = 9 + 4 + trigger.NumOutcomes + trigger.NumErrorClasses + trigger.NumResources
+const perBinding = 10 + 4 + trigger.NumOutcomes + trigger.NumErrorClasses + trigger.NumResources
 
 // TestLastStepLabels pins the last-step labels of zero and out-of-range
 // enum values: empty for zero (not applicable), the String form otherwise.
@@ -350,6 +351,7 @@ func TestCountsFieldsExported(t *testing.T) {
 		"Skipped":        per("skipped"),
 		"Empty":          per("empty"),
 		"EmptyPulls":     per("empty_pulls"),
+		"Awaiting":       per("awaiting_redelivery"),
 		"Delivered":      per("delivered"),
 		"Acked":          {famAcks, "action", fixed(trigger.ActionAck.String()), nil},
 		"Termed":         {famAcks, "action", fixed(trigger.ActionTerm.String()), nil},

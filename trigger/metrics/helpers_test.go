@@ -36,6 +36,7 @@ func knownSnapshot() trigger.Snapshot {
 		c.Skipped = base + 11
 		c.Empty = base + 1200
 		c.EmptyPulls = base + 90
+		c.Awaiting = base + 70
 		c.Delivered = base + 290
 		c.Acked = base + 200
 		c.Termed = base + 40

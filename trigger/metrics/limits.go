@@ -15,7 +15,7 @@ const (
 	// fixedSizeHint is the bytes written whatever the number of bindings.
 	fixedSizeHint = 6 << 10
 	// bindingSizeHint is the bytes written per binding with small counts.
-	bindingSizeHint = 4 << 10
+	bindingSizeHint = 4<<10 + 512
 )
 
 // sizeHint returns a first buffer capacity for n bindings.

@@ -53,6 +53,9 @@ const (
 	nameEmptyPulls = prefix + "empty_pulls_total"
 	helpEmptyPulls = "Visits whose pull found nothing."
 
+	nameAwaiting = prefix + "awaiting_redelivery_total"
+	helpAwaiting = "Visits that sent no pull: the binding's one delivery awaits a redelivery the broker cannot make before its NAK delay or ack wait has passed."
+
 	nameDelivered = prefix + "delivered_total"
 	helpDelivered = "Messages pulled."
 
