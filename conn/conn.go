@@ -138,6 +138,7 @@ func isTimeout(err error) bool {
 type sockReader struct {
 	c   *tls.Conn
 	raw net.Conn
+	pk  peeker         // looks at raw in probe mode
 	p   *parser.Parser // the parser reading it, to know whether it is inside a frame
 
 	probe    bool
@@ -185,7 +186,7 @@ func (r *sockReader) Read(p []byte) (int, error) {
 	if err := r.c.SetReadDeadline(time.Time{}); err != nil {
 		return 0, err
 	}
-	if r.p.Buffered() == 0 && peek(r.raw) == peekQuiet {
+	if r.p.Buffered() == 0 && r.pk.peek(r.raw) == peekQuiet {
 		r.timedOut = true
 		return 0, io.EOF
 	}

@@ -4,5 +4,7 @@ package conn
 
 import "net"
 
-// peek cannot look at the socket on this platform; Check drains instead.
-func peek(net.Conn) peekResult { return peekUnknown }
+// peeker cannot look at the socket on this platform; Check drains instead.
+type peeker struct{}
+
+func (*peeker) peek(net.Conn) peekResult { return peekUnknown }

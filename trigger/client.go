@@ -177,13 +177,20 @@ func (c *client) settle(p *Pools, ts *tenantState, err error, now time.Time) {
 	if c.link == nil {
 		return
 	}
-	var ce *conn.ClosedError
-	if errors.Is(err, pull.ErrCloseConnection) || errors.As(err, &ce) || !c.link.open() {
+	if (err != nil && closes(err)) || !c.link.open() {
 		c.drop(p, ts)
 		c.log.lost(ts, err)
 		return
 	}
 	c.lastUsed = now
+}
+
+// closes reports whether err leaves the link closed or to be closed. It
+// is called with a non-nil err only: the target of errors.As escapes, and
+// an exchange that succeeded allocates nothing here.
+func closes(err error) bool {
+	var ce *conn.ClosedError
+	return errors.Is(err, pull.ErrCloseConnection) || errors.As(err, &ce)
 }
 
 // retire drops, at the end of a step, a link that may not be used again
