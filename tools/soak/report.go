@@ -23,7 +23,7 @@ func faultCounts(c [NumFaults + 1]int) string {
 func report(w io.Writer, r *Result) {
 	s := &r.Snapshot
 	fmt.Fprintf(w, "soak: seed %d, %d rounds, faults %s, settled in %v\n", r.Seed, r.Rounds, faultCounts(r.Faults), r.Settle.Round(1e6))
-	fmt.Fprintf(w, "soak: runtime: %d steps, %d dials, %d connections replaced, %d delivered, %d uncertain, %d late, %d unacknowledged, %d failed visits\n",
-		s.Steps, s.Dials, s.Replaced, s.Totals.Delivered, s.Totals.Uncertain, s.Totals.Late, s.Totals.Unacknowledged, s.Totals.Failed)
+	fmt.Fprintf(w, "soak: runtime: %d steps, %d dials, %d connections replaced, %d delivered, %d uncertain, %d late, %d unacknowledged, %d failed visits, %d empty pulls, %d visits awaiting a redelivery\n",
+		s.Steps, s.Dials, s.Replaced, s.Totals.Delivered, s.Totals.Uncertain, s.Totals.Late, s.Totals.Unacknowledged, s.Totals.Failed, s.Totals.EmptyPulls, s.Totals.Awaiting)
 	fmt.Fprintf(w, "soak: verdict: %s\n", r.Verdict)
 }
