@@ -433,7 +433,8 @@ func (m *Monitor) LastSkip() (StepReport, bool) {
 }
 
 // record counts one finished step and keeps its report when it delivered
-// or failed. empty says what proved an empty result; dials and replaced are the step's connection events.
+// or failed. empty says what proved an empty result; dials and replaced
+// are the step's connection events.
 func (m *Monitor) record(r *StepReport, empty emptyBy, dials, replaced uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

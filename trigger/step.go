@@ -504,9 +504,9 @@ func (v *visit) ack() bool {
 func (v *visit) redelivery(sent time.Time, verified, uncertain bool) {
 	switch {
 	case v.r.Action == ActionNak && verified:
-		v.b.redeliverAfter = sent.Add(v.b.cfg.NakDelay())
+		v.b.redeliverAfter = sent.Add(v.cmd.Delay)
 	case v.r.Action == ActionNak && uncertain:
-		v.b.redeliverAfter = minTime(v.b.redeliverAfter, sent.Add(v.b.cfg.NakDelay()))
+		v.b.redeliverAfter = minTime(v.b.redeliverAfter, sent.Add(v.cmd.Delay))
 	case verified:
 		v.b.redeliverAfter = time.Time{}
 	}
