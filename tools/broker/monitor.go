@@ -11,11 +11,18 @@ import (
 	"time"
 )
 
-// Monitor endpoints of nats-server v2.14.6 (monitor.go: Jsz, HandleHealthz).
+// Monitor endpoints of nats-server v2.14.6 (monitor.go: Jsz, HandleHealthz,
+// Routez).
 const (
 	jszPath     = "/jsz"
 	healthzPath = "/healthz"
+	routezPath  = "/routez"
 )
+
+// routePoolSize is the number of pooled routes nats-server v2.14.6 keeps
+// to each other node (DEFAULT_ROUTE_POOL_SIZE, const.go); the system
+// account has one more route of its own to each (its pinned route).
+const routePoolSize = 3
 
 // monitorClient asks the nodes' HTTP monitors. It uses no proxy (and
 // reads no environment for one), follows no redirect and keeps no idle
@@ -97,9 +104,15 @@ func (c *Cluster) meta(ctx context.Context, b *Broker) (*metaCluster, error) {
 }
 
 // WaitFormed waits until every running node that is not paused follows
-// one JetStream meta leader (/jsz "meta_cluster.leader" on each) and that
+// one JetStream meta leader (/jsz "meta_cluster.leader" on each), that
 // leader reports each of the others as a current peer that is not offline,
-// and returns the leader. Killed, stopped and paused nodes are left out,
+// and every such node has its whole mesh of routes to each of the others
+// (/routez: the pooled routes and the system account's), and returns the
+// leader. The routes matter: the meta group may be formed before the
+// pooled route that carries a tenant account's traffic between two nodes
+// is, and a reply published on one of them to a client of the other is
+// dropped until it is (seen as a stream create of an R3 stream that was
+// created and never answered). Killed, stopped and paused nodes are left out,
 // so after a node's loss it returns the meta leader of the rest. It is
 // bounded by ctx and MaxClusterWait; at the bound the error wraps
 // ErrNotFormed and the context's error. No running node at all is
@@ -146,7 +159,51 @@ func (c *Cluster) formed(ctx context.Context) (*Broker, bool, error) {
 			return nil, false, nil
 		}
 	}
+	for _, b := range live {
+		if ok, err := c.meshed(ctx, b, live); !ok || err != nil {
+			return nil, false, err
+		}
+	}
 	return lb, true, nil
+}
+
+// meshed reports whether node b has its whole mesh of routes to every
+// other node of live: routePoolSize pooled routes and the system
+// account's pinned route to each.
+func (c *Cluster) meshed(ctx context.Context, b *Broker, live []*Broker) (bool, error) {
+	code, body, err := c.monitor.get(ctx, b.MonitorAddr(), routezPath)
+	if err != nil {
+		return false, err
+	}
+	var r struct {
+		Routes []struct {
+			RemoteName string `json:"remote_name"`
+			Account    string `json:"account"`
+		} `json:"routes"`
+	}
+	if code != http.StatusOK || json.Unmarshal(body, &r) != nil {
+		return false, ErrMalformedReply
+	}
+	sys := c.SystemAccountKey()
+	for _, o := range live {
+		if o == b {
+			continue
+		}
+		pooled, pinned := 0, 0
+		for _, rt := range r.Routes {
+			switch {
+			case rt.RemoteName != o.Name():
+			case rt.Account == "":
+				pooled++
+			case rt.Account == sys:
+				pinned++
+			}
+		}
+		if pooled < routePoolSize || pinned < 1 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // WaitHealthy waits until node b's health check passes (/healthz answers

@@ -140,7 +140,7 @@ func TestAgainstBroker(t *testing.T) {
 		// Had it appeared between the check and the creation, the create
 		// request (action "create") would have been refused, not applied.
 		var ae *APIError
-		if err := admin.createConsumer(t.Context(), pb, DefaultReplicas); !errors.As(err, &ae) || ae.ErrCode != errCodeConsumerExists {
+		if err := admin.createConsumer(t.Context(), pb, DefaultReplicas, DefaultReplicas); !errors.As(err, &ae) || ae.ErrCode != errCodeConsumerExists {
 			t.Errorf("createConsumer over a differing consumer: %v, want err_code %d", err, errCodeConsumerExists)
 		}
 		if diff := cmp.Diff(before, snapshotConsumer(t, admin, "DIFFER", "c3")); diff != "" {

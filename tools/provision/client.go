@@ -20,6 +20,19 @@ const (
 	DefaultTimeout = 5 * time.Second
 )
 
+// ReplicatedCreateTimeout is the least a request creating a replicated
+// stream or consumer waits for its reply, whatever the client's timeout.
+// nats-server 2.14.6 answers such a create once the asset's new Raft group
+// has a leader: its preferred peer campaigns at once, but when that
+// campaign fails (a peer has not started its node yet, as on a cluster
+// just formed) the next election comes after an election timeout of 4 to
+// 9 s (raft.go, minElectionTimeoutDefault and maxElectionTimeoutDefault).
+// A shorter wait would report a failure while the asset is being created.
+// This follows the server's source; the tests here have not met such an
+// election (on a cluster whose routes are all up, an R3 run of this
+// package takes under 0.6 s).
+const ReplicatedCreateTimeout = 15 * time.Second
+
 // ClientName is the client name this package sends in CONNECT.
 const ClientName = "latent-nats-provision"
 
@@ -88,7 +101,22 @@ func (c *Client) Close() error { return c.conn.Close() }
 // request sends one request bounded by the client's timeout and hands the
 // reply to decode before the connection's buffer is reused.
 func (c *Client) request(ctx context.Context, subject string, payload []byte, decode func(conn.Reply) error) error {
-	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	return c.requestWithin(ctx, c.timeout, subject, payload, decode)
+}
+
+// createTimeout is the bound of a request creating an asset of replicas
+// replicas: the client's timeout, and at least ReplicatedCreateTimeout
+// for more than one replica.
+func (c *Client) createTimeout(replicas int) time.Duration {
+	if replicas > 1 {
+		return max(c.timeout, ReplicatedCreateTimeout)
+	}
+	return c.timeout
+}
+
+// requestWithin is request bounded by timeout.
+func (c *Client) requestWithin(ctx context.Context, timeout time.Duration, subject string, payload []byte, decode func(conn.Reply) error) error {
+	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r, err := c.conn.Request(rctx, subject, nil, payload)
 	if err != nil {

@@ -35,14 +35,18 @@ func TestAgainstCluster(t *testing.T) {
 	r3 := DefaultOptions()
 	r3.Stream.Replicas = 3
 
+	began := time.Now()
 	rep := runProvision(t, cfg, creds, r3)
+	// A create waits for the new group's leader: an election timeout
+	// (4 to 9 s) when the preferred peer's first campaign fails.
+	t.Logf("R3 run: %v", time.Since(began).Round(time.Millisecond))
 	want := []outcome{
 		{"acme", "stream", "ORDERS", "", "", "created", 0, 0},
 		{"acme", "consumer", "ORDERS", "c0", "b0", "created", 0, 0},
 		{"acme", "consumer", "ORDERS", "c1", "b1", "created", 0, 0},
 	}
 	if diff := cmp.Diff(want, outcomes(rep)); diff != "" {
-		t.Fatalf("R3 run (-want +got):\n%s", diff)
+		t.Fatalf("R3 run (-want +got):\n%s\nerrors: %v", diff, resultErrors(rep))
 	}
 
 	// Every node holds a replica and each group has a leader.
@@ -135,7 +139,7 @@ func TestAgainstCluster(t *testing.T) {
 	}
 	inherit := lcfg.Bindings[0]
 	inherit.ID, inherit.Consumer = "b4", "c4"
-	if err := admin.createConsumer(t.Context(), PullBinding(inherit), 0); err != nil {
+	if err := admin.createConsumer(t.Context(), PullBinding(inherit), 0, 3); err != nil {
 		t.Fatal(err)
 	}
 	if got := snapshotConsumer(t, admin, "AUDIT", "c4").Config["num_replicas"]; got != nil && got != 0.0 {

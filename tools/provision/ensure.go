@@ -66,7 +66,7 @@ func (c *Client) createStream(ctx context.Context, cfg StreamConfig) (streamStat
 		return streamState{}, fmt.Errorf("%w: stream config: %w", ErrInvalidOptions, err)
 	}
 	var st streamState
-	err = c.request(ctx, streamCreatePrefix+cfg.Name, body, func(r conn.Reply) error {
+	err = c.requestWithin(ctx, c.createTimeout(cfg.Replicas), streamCreatePrefix+cfg.Name, body, func(r conn.Reply) error {
 		var reply streamInfoReply
 		if err := replyJSON(r, &reply); err != nil {
 			return err
@@ -179,15 +179,20 @@ func subjectMatches(pattern, subject string) bool {
 // createConsumer requests $JS.API.CONSUMER.CREATE.<stream>.<consumer> with
 // the profile's configuration, the replica count and action "create", so
 // that a consumer created meanwhile with another configuration is refused,
-// never updated.
-func (c *Client) createConsumer(ctx context.Context, b pull.Binding, replicas int) error {
+// never updated. A replica count of 0 is the stream's, streamReplicas,
+// which bounds the wait for the reply (createTimeout).
+func (c *Client) createConsumer(ctx context.Context, b pull.Binding, replicas, streamReplicas int) error {
 	cfg := DesiredConsumer(b)
 	cfg.Replicas = replicas
 	body, err := json.Marshal(consumerCreateRequest{Stream: b.Stream, Config: cfg, Action: consumerActionCreate})
 	if err != nil {
 		return fmt.Errorf("%w: consumer config: %w", ErrInvalidOptions, err)
 	}
-	return c.request(ctx, consumerCreatePrefix+b.Stream+"."+b.Consumer, body, func(r conn.Reply) error {
+	n := replicas
+	if n == 0 {
+		n = streamReplicas
+	}
+	return c.requestWithin(ctx, c.createTimeout(n), consumerCreatePrefix+b.Stream+"."+b.Consumer, body, func(r conn.Reply) error {
 		var reply consumerCreateReply
 		if err := replyJSON(r, &reply); err != nil {
 			return err
@@ -224,7 +229,7 @@ func (c *Client) ensureConsumer(ctx context.Context, res Result, b pull.Binding,
 		return res
 	}
 
-	createErr := c.createConsumer(ctx, b, want)
+	createErr := c.createConsumer(ctx, b, want, streamReplicas)
 	var apiErr *APIError
 	if createErr != nil && !(errors.As(createErr, &apiErr) && apiErr.ErrCode == errCodeConsumerExists) {
 		res.Action, res.Err = ActionFailed, createErr

@@ -220,6 +220,18 @@ func outcomes(rep Report) []outcome {
 	return out
 }
 
+// resultErrors returns the errors of rep's results, in order, for a
+// failure message.
+func resultErrors(rep Report) []error {
+	var errs []error
+	for _, r := range rep.Results {
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+		}
+	}
+	return errs
+}
+
 // writeInputs writes the configuration, each tenant's administrator creds
 // file and a credentials file naming them into dir; it returns the paths
 // of the configuration and the credentials file.

@@ -62,7 +62,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxMsgs := fs.Int64("max-msgs", defaults.Stream.MaxMsgs, "max_msgs of the streams created (-1: none of their own)")
 	maxBytes := fs.Int64("max-bytes", defaults.Stream.MaxBytes, "max_bytes of the streams created (-1: none of their own)")
 	replicas := fs.Int("replicas", defaults.Stream.Replicas, fmt.Sprintf("replica count of the streams and consumers created, and required of existing ones (1 to %d)", MaxReplicas))
-	timeout := fs.Duration("timeout", defaults.Timeout, "bound of each dial and request")
+	timeout := fs.Duration("timeout", defaults.Timeout, fmt.Sprintf("bound of each dial and request (a create of a replicated stream or consumer waits at least %v: a new Raft group may take an election timeout to elect its leader)", ReplicatedCreateTimeout))
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage // the flag package printed why (or the help)
 	}

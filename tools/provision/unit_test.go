@@ -722,3 +722,23 @@ func TestScopeRefusesTemplateAndComma(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateTimeout: a create of a replicated asset waits at least
+// ReplicatedCreateTimeout, of one replica the client's timeout.
+func TestCreateTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		timeout  time.Duration
+		replicas int
+		want     time.Duration
+	}{
+		{DefaultTimeout, 1, DefaultTimeout},
+		{DefaultTimeout, 0, DefaultTimeout},
+		{DefaultTimeout, 3, ReplicatedCreateTimeout},
+		{MaxTimeout, 5, max(MaxTimeout, ReplicatedCreateTimeout)},
+	} {
+		c := &Client{timeout: tc.timeout}
+		if got := c.createTimeout(tc.replicas); got != tc.want {
+			t.Errorf("timeout %v, %d replicas: %v, want %v", tc.timeout, tc.replicas, got, tc.want)
+		}
+	}
+}
