@@ -80,7 +80,8 @@ type Cluster struct {
 // StartCluster starts a cluster of n nodes (MinClusterSize to
 // MaxClusterSize) configured by opts, as [Start] configures one broker,
 // and returns once every node is ready and [Cluster.WaitFormed] reports a
-// JetStream meta leader that counts every node as a current peer. Each
+// JetStream meta leader that counts every node as a current peer, and
+// every node's whole route mesh. Each
 // node's configuration adds a `cluster` block (name [ClusterName], its
 // route port, routes to every node) and an HTTP monitor on a free port;
 // its server_name is [NodeName] of its index. The route ports are chosen

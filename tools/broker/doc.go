@@ -58,7 +58,7 @@
 //
 //   - [Cluster.WaitFormed]: the running, unpaused nodes follow one
 //     JetStream meta leader that counts each as a current peer (each
-//     node's /jsz);
+//     node's /jsz), and each has all its routes to the others (/routez);
 //   - [Cluster.WaitHealthy]: one node's /healthz passes (it caught up);
 //   - [Cluster.StreamLeader], [Cluster.ConsumerLeader] and their waits
 //     read the leader from the stream's or consumer's info,
