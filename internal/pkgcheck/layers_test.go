@@ -49,7 +49,7 @@ func TestModuleLayers(t *testing.T) {
 
 		// Tools: above the core, which imports none of them.
 		"tools/broker":                {[]string{"acksubject", "conn", jwt, nkeys}, "runs the pinned broker with its operator and accounts; the name rules from their homes"},
-		"tools/broker/brokertest":     {[]string{"tools/broker"}, "the broker for one test"},
+		"tools/broker/brokertest":     {[]string{"tools/broker", "tools/broker/clustertest"}, "the broker or cluster for one test, a cluster waited on until it places"},
 		"tools/broker/clustertest":    {[]string{"conn", "credential", "tools/broker"}, "a three-node cluster for tests, waited on through conn"},
 		"tools/broker/cmd/broker":     {[]string{"tools/broker"}, "the broker command"},
 		"tools/faultproxy":            {nil, "a fault-injecting TCP proxy; its Dialer fits conn's without importing it"},

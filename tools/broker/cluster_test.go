@@ -115,6 +115,24 @@ func TestClusterStartsFormsAndCloses(t *testing.T) {
 	}
 	t.Logf("nodes %v, meta leader %s", names, leader.Name())
 
+	// StartCluster waited until the cluster placed a stream of three
+	// replicas, and deleted its probe; asked again, the cluster places one
+	// at once. A replica count the cluster cannot hold is refused.
+	r := clusterRequester(c, admin)
+	if err := c.WaitPlacement(clusterCtx(t), r, c.Size()); err != nil {
+		t.Errorf("WaitPlacement on a formed cluster: %v", err)
+	}
+	body, err := r.Request(clusterCtx(t), "$JS.API.STREAM.NAMES", nil)
+	if err != nil || strings.Contains(string(body), "LATENT_PLACEMENT_PROBE") {
+		t.Errorf("stream names after WaitPlacement: %s, %v; want no probe", body, err)
+	}
+	var oe *broker.OptionError
+	for _, n := range []int{0, c.Size() + 1} {
+		if err := c.WaitPlacement(clusterCtx(t), r, n); !errors.As(err, &oe) {
+			t.Errorf("WaitPlacement(%d replicas) = %v, want an OptionError", n, err)
+		}
+	}
+
 	start = time.Now()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

@@ -59,6 +59,8 @@
 //   - [Cluster.WaitFormed]: the running, unpaused nodes follow one
 //     JetStream meta leader that counts each as a current peer (each
 //     node's /jsz), and each has all its routes to the others (/routez);
+//   - [Cluster.WaitPlacement]: the cluster places a replicated stream (a
+//     probe created and deleted; brokertest.StartCluster waits for it);
 //   - [Cluster.WaitHealthy]: one node's /healthz passes (it caught up);
 //   - [Cluster.StreamLeader], [Cluster.ConsumerLeader] and their waits
 //     read the leader from the stream's or consumer's info,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/tools/broker"
+	"github.com/latent-systems/latent-nats/tools/broker/clustertest"
 )
 
 // StartTimeout bounds finding (or building, about 30 s cold) the binary and
@@ -39,11 +40,13 @@ func Start(t testing.TB, opts broker.Options) *broker.Broker {
 }
 
 // StartCluster starts a cluster of n nodes with opts (Dir defaults to
-// t.TempDir()), formed: every node ready and a JetStream meta leader that
-// counts each as a current peer. It registers a cleanup that closes the
+// t.TempDir()), formed (every node ready, a JetStream meta leader that
+// counts each as a current peer, every route up) and placing: a stream of
+// n replicas can be created (broker.Cluster.WaitPlacement, through the
+// first tenant's administrator). It registers a cleanup that closes the
 // cluster; when the test failed, the cleanup logs the tail of each node's
 // log first. StartCluster fails the test at once if the cluster cannot
-// start or form.
+// start, form or place.
 func StartCluster(t testing.TB, opts broker.Options, n int) *broker.Cluster {
 	t.Helper()
 	if opts.Dir == "" {
@@ -54,6 +57,14 @@ func StartCluster(t testing.TB, opts broker.Options, n int) *broker.Cluster {
 	c, err := broker.StartCluster(ctx, opts, n)
 	if err != nil {
 		t.Fatalf("brokertest: starting the cluster: %v", err)
+	}
+	admin, err := c.Admin(opts.Tenants[0])
+	if err == nil {
+		err = c.WaitPlacement(ctx, clustertest.Requester(c, admin), n)
+	}
+	if err != nil {
+		_ = c.Close()
+		t.Fatalf("brokertest: the cluster places no stream of %d replicas: %v", n, err)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
