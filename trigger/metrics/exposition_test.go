@@ -134,29 +134,9 @@ func maxSnapshot(n int) trigger.Snapshot {
 		Bindings: make([]trigger.Counts, n),
 	}
 	for i := range s.Bindings {
-		setAll(&s.Bindings[i], math.MaxUint64)
+		metrics.FillCounts(&s.Bindings[i], math.MaxUint64)
 	}
 	return s
-}
-
-// setAll sets every count of c to x: the uint64 fields, and the count of
-// every outcome, error class and resource.
-func setAll(c *trigger.Counts, x uint64) {
-	v := reflect.ValueOf(c).Elem()
-	for i := range v.NumField() {
-		if f := v.Field(i); f.Kind() == reflect.Uint64 {
-			f.SetUint(x)
-		}
-	}
-	for o := 1; o <= trigger.NumOutcomes; o++ {
-		c.SetOutcome(trigger.Outcome(o), x)
-	}
-	for e := 1; e <= trigger.NumErrorClasses; e++ {
-		c.SetError(trigger.ErrorClass(e), x)
-	}
-	for r := 1; r <= trigger.NumResources; r++ {
-		c.SetRefusal(trigger.Resource(r), x)
-	}
 }
 
 // TestFormatValid reads back the output of edge cases with the strict

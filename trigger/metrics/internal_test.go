@@ -82,6 +82,9 @@ func TestSizeHint(t *testing.T) {
 	}
 }
 
+// FillCounts is fill for the external tests (package metrics_test).
+var FillCounts = fill
+
 // fill sets every count of c to x: the uint64 fields, and the count of
 // every outcome, error class and resource.
 func fill(c *trigger.Counts, x uint64) {
