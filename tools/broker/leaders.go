@@ -33,8 +33,13 @@ func (f RequestFunc) Request(ctx context.Context, subject string, payload []byte
 
 // JetStream API subjects and reply types of nats-server v2.14.6
 // (jetstream_api.go: JSApiStreamInfoT, JSApiConsumerInfoT,
-// JSApiStreamLeaderStepDownT, JSApiConsumerLeaderStepDownT).
+// JSApiStreamLeaderStepDownT, JSApiConsumerLeaderStepDownT,
+// JSApiStreamCreateT, JSApiStreamDeleteT).
 const (
+	streamCreatePrefix     = "$JS.API.STREAM.CREATE."
+	streamDeletePrefix     = "$JS.API.STREAM.DELETE."
+	streamCreateType       = "io.nats.jetstream.api.v1.stream_create_response"
+	streamDeleteType       = "io.nats.jetstream.api.v1.stream_delete_response"
 	streamInfoPrefix       = "$JS.API.STREAM.INFO."
 	consumerInfoPrefix     = "$JS.API.CONSUMER.INFO."
 	streamStepDownPrefix   = "$JS.API.STREAM.LEADER.STEPDOWN."

@@ -8,16 +8,11 @@ import (
 )
 
 // The probe of WaitPlacement: a stream no test names, on a subject no
-// test uses, created and deleted again through the JetStream API of
-// nats-server v2.14.6 (jetstream_api.go: JSApiStreamCreateT,
-// JSApiStreamDeleteT, JSClusterNoPeersErrF 10005).
+// test uses, and the error codes of nats-server v2.14.6 it meets
+// (JSClusterNoPeersErrF 10005, JSStreamNotFoundErr 10059).
 const (
 	placementProbe       = "LATENT_PLACEMENT_PROBE"
 	placementSubject     = "_latent.placement.probe"
-	streamCreatePrefix   = "$JS.API.STREAM.CREATE."
-	streamDeletePrefix   = "$JS.API.STREAM.DELETE."
-	streamCreateType     = "io.nats.jetstream.api.v1.stream_create_response"
-	streamDeleteType     = "io.nats.jetstream.api.v1.stream_delete_response"
 	errCodeNoPeers       = 10005
 	errCodeStreamMissing = 10059
 )
