@@ -38,8 +38,14 @@ var (
 	ErrInvalidName = errors.New("refhost: invalid name")
 
 	// ErrInvalidFunction: a Function without Func, with an invalid
-	// parameter list or with invalid failure codes.
+	// parameter list or result type, with invalid failure codes, or whose
+	// Memory is negative or more than the Host's MaxMemoryBytes.
 	ErrInvalidFunction = errors.New("refhost: invalid function")
+
+	// ErrInvalidContract: a Contract with an invalid name, no functions or
+	// too many, a function named twice, or an invalid parameter list or
+	// result type.
+	ErrInvalidContract = errors.New("refhost: invalid contract")
 
 	// ErrDuplicateFunction: a function registered twice under the same
 	// service, revision, contract and name.
@@ -297,16 +303,21 @@ const (
 	ResourceAdmission Resource = iota + 1
 	// ResourceInput: the input allocation cannot hold MaxInputBytes more.
 	ResourceInput
+	// ResourceMemory: the guest memory allocation cannot hold the pinned
+	// function's Memory more.
+	ResourceMemory
 	resourceEnd
 )
 
-// String returns "admission" or "input allocation".
+// String returns "admission", "input allocation" or "guest memory".
 func (r Resource) String() string {
 	switch r {
 	case ResourceAdmission:
 		return "admission"
 	case ResourceInput:
 		return "input allocation"
+	case ResourceMemory:
+		return "guest memory"
 	}
 	return "Resource(" + strconv.Itoa(int(r)) + ")"
 }

@@ -11,7 +11,9 @@ import (
 // The Host satisfies the runtime's interface.
 var _ trigger.Host = (*Host)(nil)
 
-// Config bounds a Host. Both fields are required: nothing is unlimited.
+// Config bounds a Host. MaxActivations and MaxInputBytes are required:
+// nothing is unlimited. MaxMemoryBytes may be 0 for a host of Go functions
+// alone, which reserve no guest memory.
 type Config struct {
 	// MaxActivations is the number of admission slots, 1..MaxAdmission:
 	// the reservations that may be held at once. A slot is held from
@@ -22,6 +24,12 @@ type Config struct {
 	// 1..MaxInputAllocation bytes. Each reservation holds the request's
 	// MaxInputBytes of it for as long as its slot.
 	MaxInputBytes int
+	// MaxMemoryBytes is the guest memory all held reservations share,
+	// 0..MaxMemoryAllocation bytes. Each reservation holds the Memory of
+	// the function its pinned route leads to, for as long as its slot; a
+	// function whose Memory is more than MaxMemoryBytes cannot be
+	// registered.
+	MaxMemoryBytes int
 }
 
 // Func is a registered function. It runs on a goroutine the Host owns and
@@ -64,10 +72,21 @@ type Function struct {
 	Name     string
 	// Params are the declared argument types, at most MaxParams.
 	Params []Type
+	// Result is the declared result type, nil for none. The Host only
+	// validates it and compares it with a declared Contract; what a
+	// function returns beyond its error is its backend's (a Go Func
+	// returns no value).
+	Result *Type
 	// Failures are the declared application failure codes (WIT
 	// identifiers, at most MaxDeclaredFailures, each once).
 	Failures []string
-	Func     Func
+	// Memory is the guest memory, in bytes, one activation of the
+	// function may hold: ReserveInbound reserves it from
+	// Config.MaxMemoryBytes before any network, so that an unavailable
+	// quota causes no pull. 0 for a Go function; a sandboxed backend
+	// (trigger/wasmhost) sets it to the ceiling it enforces.
+	Memory int
+	Func   Func
 }
 
 // funcKey locates a registered function.
@@ -78,7 +97,10 @@ type funcKey struct {
 // function is a validated registration.
 type function struct {
 	sig      *Signature
+	params   string // sig.String()
+	result   string // the result type's String, empty for none
 	failures []string
+	memory   int
 	fn       Func
 }
 
@@ -102,12 +124,14 @@ type Host struct {
 
 	mu        sync.Mutex
 	functions map[funcKey]*function
+	contracts map[string]map[string]contractFunc
 	published map[PublicationKey]bool
 	revokedCr map[string]bool // tenants
 	revokedPr map[string]bool // principal subjects
 	routes    map[routeKey]*route
 	slots     int           // admission slots held
 	input     int           // input bytes held
+	memory    int           // guest memory bytes held
 	running   int           // function goroutines
 	idle      chan struct{} // closed when running returns to 0
 	counts    counts
@@ -122,9 +146,13 @@ func New(cfg Config) (*Host, error) {
 	if cfg.MaxInputBytes < 1 || cfg.MaxInputBytes > MaxInputAllocation {
 		return nil, fmt.Errorf("%w: max input bytes %d outside 1..%d", ErrInvalidConfig, cfg.MaxInputBytes, MaxInputAllocation)
 	}
+	if cfg.MaxMemoryBytes < 0 || cfg.MaxMemoryBytes > MaxMemoryAllocation {
+		return nil, fmt.Errorf("%w: max memory bytes %d outside 0..%d", ErrInvalidConfig, cfg.MaxMemoryBytes, MaxMemoryAllocation)
+	}
 	return &Host{
 		cfg:       cfg,
 		functions: make(map[funcKey]*function),
+		contracts: make(map[string]map[string]contractFunc),
 		published: make(map[PublicationKey]bool),
 		revokedCr: make(map[string]bool),
 		revokedPr: make(map[string]bool),
@@ -134,8 +162,10 @@ func New(cfg Config) (*Host, error) {
 
 // Register adds a function. It does not publish it or route to it: see
 // Publish and SetRoute. Errors: ErrInvalidName, ErrInvalidFunction (which
-// also wraps the *TypeError of an invalid parameter list) and
-// ErrDuplicateFunction.
+// also wraps the *TypeError of an invalid parameter list or result type)
+// and ErrDuplicateFunction. A function is not checked against its
+// Contract here: a declared contract is checked at each activation's
+// final start check, against the contract as declared then.
 func (h *Host) Register(f Function) error {
 	for _, n := range []string{f.Service, f.Revision, f.Contract, f.Name} {
 		if !validIdentifier(n) {
@@ -148,6 +178,16 @@ func (h *Host) Register(f Function) error {
 	sig, err := NewSignature(f.Params...)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidFunction, err)
+	}
+	result := ""
+	if f.Result != nil {
+		if err := f.Result.Validate(); err != nil {
+			return fmt.Errorf("%w: result: %w", ErrInvalidFunction, err)
+		}
+		result = f.Result.String()
+	}
+	if f.Memory < 0 || f.Memory > h.cfg.MaxMemoryBytes {
+		return fmt.Errorf("%w: memory %d outside the host's 0..%d", ErrInvalidFunction, f.Memory, h.cfg.MaxMemoryBytes)
 	}
 	if len(f.Failures) > MaxDeclaredFailures {
 		return fmt.Errorf("%w: more than %d failure codes", ErrInvalidFunction, MaxDeclaredFailures)
@@ -168,7 +208,10 @@ func (h *Host) Register(f Function) error {
 	if _, dup := h.functions[k]; dup {
 		return ErrDuplicateFunction
 	}
-	h.functions[k] = &function{sig: sig, failures: append([]string(nil), f.Failures...), fn: f.Func}
+	h.functions[k] = &function{
+		sig: sig, params: sig.String(), result: result, failures: append([]string(nil), f.Failures...),
+		memory: f.Memory, fn: f.Func,
+	}
 	return nil
 }
 

@@ -58,7 +58,7 @@ func newHost(t *testing.T, cfg refhost.Config, fn refhost.Func) *refhost.Host {
 }
 
 func defaultConfig() refhost.Config {
-	return refhost.Config{MaxActivations: 4, MaxInputBytes: 4 * refhost.MaxPayloadBytes}
+	return refhost.Config{MaxActivations: 4, MaxInputBytes: 4 * refhost.MaxPayloadBytes, MaxMemoryBytes: 1 << 20}
 }
 
 // reserve reserves for the fixture binding with max input bytes.
@@ -93,8 +93,8 @@ func activation(in trigger.Inbound, payload string, d time.Duration) trigger.Act
 func checkDrained(t *testing.T, h *refhost.Host) {
 	t.Helper()
 	s := h.Stats()
-	if s.Slots != 0 || s.InputBytes != 0 || s.Running != 0 {
-		t.Errorf("after release: %d slots, %d input bytes, %d running; want all 0", s.Slots, s.InputBytes, s.Running)
+	if s.Slots != 0 || s.InputBytes != 0 || s.MemoryBytes != 0 || s.Running != 0 {
+		t.Errorf("after release: %d slots, %d input bytes, %d memory bytes, %d running; want all 0", s.Slots, s.InputBytes, s.MemoryBytes, s.Running)
 	}
 }
 
@@ -105,7 +105,9 @@ func TestNewBounds(t *testing.T) {
 		ok   bool
 	}{
 		{"minimum", refhost.Config{MaxActivations: 1, MaxInputBytes: 1}, true},
-		{"maximum", refhost.Config{MaxActivations: refhost.MaxAdmission, MaxInputBytes: refhost.MaxInputAllocation}, true},
+		{"maximum", refhost.Config{MaxActivations: refhost.MaxAdmission, MaxInputBytes: refhost.MaxInputAllocation, MaxMemoryBytes: refhost.MaxMemoryAllocation}, true},
+		{"memory past max", refhost.Config{MaxActivations: 1, MaxInputBytes: 1, MaxMemoryBytes: refhost.MaxMemoryAllocation + 1}, false},
+		{"negative memory", refhost.Config{MaxActivations: 1, MaxInputBytes: 1, MaxMemoryBytes: -1}, false},
 		{"no activations", refhost.Config{MaxActivations: 0, MaxInputBytes: 1}, false},
 		{"activations past max", refhost.Config{MaxActivations: refhost.MaxAdmission + 1, MaxInputBytes: 1}, false},
 		{"no input", refhost.Config{MaxActivations: 1, MaxInputBytes: 0}, false},
@@ -154,6 +156,14 @@ func TestRegister(t *testing.T) {
 		{"bad params", with(func(f *refhost.Function) { f.Params = []refhost.Type{{}} }), refhost.ErrInvalidType},
 		{"bad failure code", with(func(f *refhost.Function) { f.Failures = []string{"Not_A_Name"} }), refhost.ErrInvalidFunction},
 		{"repeated failure code", with(func(f *refhost.Function) { f.Failures = []string{"a", "a"} }), refhost.ErrInvalidFunction},
+		{"result", with(func(f *refhost.Function) {
+			r := refhost.Result(nil, &[]refhost.Type{refhost.String()}[0])
+			f.Result = &r
+		}), nil},
+		{"bad result", with(func(f *refhost.Function) { f.Result = &refhost.Type{} }), refhost.ErrInvalidType},
+		{"memory at the host's limit", with(func(f *refhost.Function) { f.Memory = defaultConfig().MaxMemoryBytes }), nil},
+		{"memory past the host's limit", with(func(f *refhost.Function) { f.Memory = defaultConfig().MaxMemoryBytes + 1 }), refhost.ErrInvalidFunction},
+		{"negative memory", with(func(f *refhost.Function) { f.Memory = -1 }), refhost.ErrInvalidFunction},
 		{"failures past the limit", with(func(f *refhost.Function) { f.Failures = codes(refhost.MaxDeclaredFailures + 1) }), refhost.ErrInvalidFunction},
 	}
 	for _, tc := range cases {

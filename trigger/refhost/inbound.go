@@ -9,10 +9,12 @@ import (
 
 // ReserveInbound implements trigger.Host. In this order: a done ctx
 // returns its error; a MaxInputBytes outside 1..MaxPayloadBytes is
-// ErrInvalidRequest; an unset route is ErrNoRoute; then one admission slot
-// and MaxInputBytes of input allocation are reserved, or an
-// *UnavailableError (matching trigger.ErrUnavailable) names the one that
-// is exhausted. The reservation pins the route's revision and generation.
+// ErrInvalidRequest; an unset route is ErrNoRoute; then one admission
+// slot, MaxInputBytes of input allocation and the guest memory of the
+// function the route leads to (Function.Memory; none when the revision
+// lacks the function) are reserved, or an *UnavailableError (matching
+// trigger.ErrUnavailable) names the first that is exhausted. The
+// reservation pins the route's revision and generation.
 // It creates no goroutine and starts nothing; r.Deadline is not used (the
 // activation brings its own).
 func (h *Host) ReserveInbound(ctx context.Context, r trigger.InboundRequest) (trigger.Inbound, error) {
@@ -37,10 +39,19 @@ func (h *Host) ReserveInbound(ctx context.Context, r trigger.InboundRequest) (tr
 		h.counts.unavailable++
 		return nil, &UnavailableError{Resource: ResourceInput}
 	}
+	mem := 0
+	if f := h.functions[funcKey{r.Binding.Service, rt.revision, r.Binding.Contract, r.Binding.Function}]; f != nil {
+		mem = f.memory
+	}
+	if mem > h.cfg.MaxMemoryBytes-h.memory {
+		h.counts.unavailable++
+		return nil, &UnavailableError{Resource: ResourceMemory}
+	}
 	h.slots++
 	h.input += r.MaxInputBytes
+	h.memory += mem
 	h.counts.reservations++
-	return &inbound{h: h, binding: r.Binding, revision: rt.revision, gen: rt.generation, input: r.MaxInputBytes}, nil
+	return &inbound{h: h, binding: r.Binding, revision: rt.revision, gen: rt.generation, input: r.MaxInputBytes, memory: mem}, nil
 }
 
 // inbound is one reservation. Its state fields are guarded by h.mu.
@@ -50,6 +61,7 @@ type inbound struct {
 	revision string
 	gen      uint64
 	input    int
+	memory   int // guest memory reserved
 
 	activated bool
 	released  bool
@@ -77,10 +89,12 @@ func (in *inbound) Release() {
 	}
 }
 
-// free returns in's slot and input allocation. h.mu is held.
+// free returns in's slot, input allocation and guest memory. h.mu is
+// held.
 func (h *Host) free(in *inbound) {
 	h.slots--
 	h.input -= in.input
+	h.memory -= in.memory
 }
 
 // outcome is the result of a function's goroutine.
@@ -177,8 +191,8 @@ func (in *inbound) activate(ctx context.Context, a trigger.Activation) trigger.O
 	return ctxOutcome(fctx)
 }
 
-// startCheck is the final guarded start check and the function lookup.
-// h.mu is held.
+// startCheck is the final guarded start check, the function lookup and
+// the declared contract's check. h.mu is held.
 func (h *Host) startCheck(in *inbound, a trigger.Activation) (*function, trigger.Outcome) {
 	if h.revokedPr[a.Principal.Subject] {
 		return nil, trigger.OutcomeAuthenticationRejected
@@ -187,8 +201,13 @@ func (h *Host) startCheck(in *inbound, a trigger.Activation) (*function, trigger
 		return nil, trigger.OutcomePermissionRejected
 	}
 	f := h.functions[funcKey{in.binding.Service, in.revision, in.binding.Contract, in.binding.Function}]
-	if f == nil {
+	if f == nil || !h.compatible(in.binding.Contract, in.binding.Function, f) {
 		return nil, trigger.OutcomeIncompatibleContract
+	}
+	if f.memory > in.memory {
+		// Registered after the reservation was made, with more memory
+		// than it holds: refused rather than run over the reservation.
+		return nil, trigger.OutcomePlatformFailure
 	}
 	return f, 0
 }

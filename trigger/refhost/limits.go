@@ -48,4 +48,12 @@ const (
 
 	// MaxDeclaredFailures bounds Function.Failures.
 	MaxDeclaredFailures = 64
+
+	// MaxMemoryAllocation bounds Config.MaxMemoryBytes, the guest memory
+	// all held reservations may share, in bytes: 64 GiB, a thousand
+	// activations of the largest 32-bit WebAssembly memory's sixteenth.
+	MaxMemoryAllocation = 64 << 30
+
+	// MaxContractFunctions bounds the functions of one Contract.
+	MaxContractFunctions = 256
 )

@@ -20,13 +20,15 @@ type counts struct {
 
 // Stats is a snapshot of a Host's accounting and totals.
 type Stats struct {
-	// Slots and InputBytes are the admission slots and input bytes held
-	// now; Running is the number of functions running now (including any
-	// that outlived their activation). All three return to zero when every
-	// reservation is released and every function has returned.
-	Slots      int
-	InputBytes int
-	Running    int
+	// Slots, InputBytes and MemoryBytes are the admission slots, input
+	// bytes and guest memory bytes held now; Running is the number of
+	// functions running now (including any that outlived their
+	// activation). All four return to zero when every reservation is
+	// released and every function has returned.
+	Slots       int
+	InputBytes  int
+	MemoryBytes int
+	Running     int
 
 	// Reservations counts successful ReserveInbound calls, Unavailable
 	// those refused for capacity and NoRoute those refused for want of a
@@ -64,6 +66,7 @@ func (h *Host) Stats() Stats {
 	return Stats{
 		Slots:        h.slots,
 		InputBytes:   h.input,
+		MemoryBytes:  h.memory,
 		Running:      h.running,
 		Reservations: c.reservations,
 		Unavailable:  c.unavailable,
