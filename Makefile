@@ -18,6 +18,12 @@
 #                demo against each of COMPAT_VERSIONS beside the pinned
 #                2.14.6; downloads and builds those servers into .cache/
 #                (docs/COMPATIBILITY.md). Not part of make test.
+#   make guests  regenerate each trigger/wasmhost/testdata/guests/*.wasm from
+#                its .wat with Debian's wabt (wat2wasm), after editing a .wat;
+#                commit both. Not part of make test: there
+#                TestGuestsMatchText checks the committed pair agrees (.ci/run
+#                installs wabt and sets LATENT_NATS_REQUIRE_WABT so that a
+#                missing wat2wasm fails instead of skipping).
 
 GO        ?= go
 FUZZTIME  ?= 30s
@@ -33,7 +39,7 @@ COMPAT_VERSIONS ?= 2.14.10 2.15.3
 COMPAT_RUN      ?= .
 SERVER_MODULE   := github.com/nats-io/nats-server/v2
 
-.PHONY: test lint unit conformance soak soak-cluster fuzz bench broker demo compat clean
+.PHONY: test lint unit conformance soak soak-cluster fuzz bench broker demo compat guests clean
 
 test: lint broker unit
 
@@ -44,6 +50,8 @@ lint:
 	$(GO) tool staticcheck ./...
 	@if $(GO) list -deps -test ./... | grep -q '^github.com/nats-io/nats.go'; then \
 	  echo "the main module's package graph contains nats.go"; exit 1; fi
+	@if $(GO) list -deps ./conn ./pull ./trigger ./trigger/refhost | grep -q '^github.com/tetratelabs/wazero'; then \
+	  echo "a core package links wazero: only trigger/wasmhost may"; exit 1; fi
 
 broker: $(BROKER)
 
@@ -107,6 +115,11 @@ compat: broker
 	    && echo "== nats-server v$$v: demo passed" \
 	    || { echo "== nats-server v$$v: demo FAILED"; status=1; }; \
 	done; exit $$status
+
+guests:
+	@set -e; for wat in trigger/wasmhost/testdata/guests/*.wat; do \
+	  echo "wat2wasm $$wat"; wat2wasm $$wat -o $${wat%.wat}.wasm; \
+	done
 
 clean:
 	rm -rf $(CACHE)

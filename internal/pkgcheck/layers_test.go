@@ -16,9 +16,10 @@ import (
 // that makes it. tools/peerbench is its own module and is not checked.
 func TestModuleLayers(t *testing.T) {
 	const (
-		jwt   = "github.com/nats-io/jwt/v2"
-		nkeys = "github.com/nats-io/nkeys"
-		unix  = "golang.org/x/sys/unix"
+		jwt    = "github.com/nats-io/jwt/v2"
+		nkeys  = "github.com/nats-io/nkeys"
+		unix   = "golang.org/x/sys/unix"
+		wazero = "github.com/tetratelabs/wazero"
 	)
 	layers := map[string]Layer{
 		// The core, bottom up.
@@ -34,6 +35,8 @@ func TestModuleLayers(t *testing.T) {
 			"the runtime speaks to the broker through pull and conn only: no wire or parser detail; its configuration is read by the strict JSON decoders"},
 		"trigger/metrics": {[]string{"trigger"}, "exports the runtime's monitor"},
 		"trigger/refhost": {[]string{"internal/jsonlex", "trigger"}, "the reference host implements trigger's Host interface; its argument codec lexes JSON strictly"},
+		"trigger/wasmhost": {[]string{"trigger", "trigger/refhost", wazero, wazero + "/api", wazero + "/experimental", wazero + "/imports/wasi_snapshot_preview1", wazero + "/sys"},
+			"WebAssembly guests behind the reference host's catalog and admission; the one package that links wazero"},
 
 		// Internal helpers.
 		"internal/jsontree":   {nil, "the first pass of the strict JSON decoders"},
@@ -59,8 +62,9 @@ func TestModuleLayers(t *testing.T) {
 		"tools/provision": {[]string{"conn", "credential", jwt, "pull", "tools/validate", "trigger"},
 			"operator credentials and permissions derived from a validated configuration, checked against the broker"},
 		"tools/provision/cmd/provision": {[]string{"tools/provision"}, "the provision command"},
-		"tools/demo": {[]string{"conn", "credential", "pull", "tools/broker", "tools/provision", "trigger", "trigger/refhost", "wire"},
-			"the main job end to end against a broker it starts"},
+		"tools/demo": {[]string{"conn", "credential", "pull", "tools/broker", "tools/provision", "trigger", "trigger/refhost", "trigger/wasmhost", "wire"},
+			"the main job end to end against a broker it starts, its functions WebAssembly guests"},
+		"tools/demo/guest": {nil, "the demo's functions as a WebAssembly guest (GOOS=wasip1), standard library only"},
 		"tools/soak": {[]string{"conn", "credential", "tools/broker", "tools/faultproxy", "tools/ledger", "tools/provision", "trigger", "trigger/refhost"},
 			"the runtime under random faults, judged by the ledger"},
 		"tools/soak/cmd/soak": {[]string{"tools/soak"}, "the soak command"},
