@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
@@ -96,6 +95,7 @@ func (a *activation) run(ctx context.Context, args []any) error {
 		return &GuestError{Cause: CauseInterrupted, Err: err}
 	}
 	a.alloc.limit = uint64(c.pages) * PageSize
+	a.alloc.pool = &c.memory
 	start := time.Now()
 	if err := a.instantiateModule(ctx); err != nil {
 		return err
@@ -103,6 +103,7 @@ func (a *activation) run(ctx context.Context, args []any) error {
 	defer func() {
 		a.pages = a.alloc.pages()
 		_ = a.mod.Close(context.Background())
+		a.alloc.recycle() // every call into the instance has returned
 		c.r.closedInstance()
 	}()
 	a.instantiate = time.Since(start)
@@ -116,7 +117,7 @@ func (a *activation) run(ctx context.Context, args []any) error {
 // allocator and runs _initialize when the module is a reactor.
 func (a *activation) instantiateModule(ctx context.Context) error {
 	c := a.c
-	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	cfg := c.config
 	if c.grants&GrantWASI != 0 {
 		var w io.Writer = &a.out.discard
 		if c.grants&GrantOutput != 0 {
@@ -140,6 +141,7 @@ func (a *activation) instantiateModule(ctx context.Context) error {
 		if _, err := mod.ExportedFunction(exportInit).Call(ctx); err != nil {
 			a.pages = a.alloc.pages()
 			_ = mod.Close(context.Background())
+			a.alloc.recycle()
 			a.c.r.closedInstance()
 			return a.fail(ctx, CauseInstantiate, err)
 		}

@@ -92,6 +92,7 @@ var guestInterfaces = map[string]map[string]string{
 		"export pages":        sigU32,
 	}),
 	"trap":        goodInterface(map[string]string{"export handle": sigHandle}),
+	"dirty":       goodInterface(map[string]string{"export handle": sigHandle}),
 	"badptr":      goodInterface(map[string]string{"export handle": sigHandle}),
 	"hugestr":     goodInterface(map[string]string{"export handle": sigHandle}),
 	"badrealloc":  goodInterface(map[string]string{"export handle": sigHandle}),
@@ -107,7 +108,12 @@ var guestInterfaces = map[string]map[string]string{
 		"export cabi_realloc": sigRealloc,
 		"export handle":       "(func (param i64) (result i32))",
 	},
-	"nomemory":  {"export cabi_realloc": sigRealloc, "export handle": sigHandle},
+	"nomemory": {"export cabi_realloc": sigRealloc, "export handle": sigHandle},
+	"wasi": goodInterface(map[string]string{
+		"export handle": sigHandle,
+		"import wasi_snapshot_preview1 proc_exit":   "(func (param i32))",
+		"import wasi_snapshot_preview1 poll_oneoff": "(func (param i32 i32 i32 i32) (result i32))",
+	}),
 	"norealloc": {"export memory": sigMemory, "export handle": sigHandle},
 }
 

@@ -210,6 +210,20 @@ func TestFreshInstance(t *testing.T) {
 	}
 }
 
+// TestMemoryNeverShared: dirty.wasm traps when its memory is not all zero
+// and leaves it all dirty, grown by a page; a hundred activations that all
+// succeed, with buffers recycled between instances, saw only fresh
+// memory.
+func TestMemoryNeverShared(t *testing.T) {
+	e := newEnv(t, hostConfig())
+	e.install(t, handleModule(readGuest(t, "dirty"), "r1"))
+	for i := range 100 {
+		if got := e.activate(t, context.Background(), `["x"]`, time.Minute); got != trigger.OutcomeSuccess {
+			t.Fatalf("activation %d: %v (%v)", i, got, e.last(t).Err)
+		}
+	}
+}
+
 // TestShutdownInterrupts: the owner's stop (the activation's context
 // cancelled) interrupts a guest in an infinite loop, which ends as
 // cancelled, its instance closed.
@@ -376,5 +390,45 @@ func TestStartFunctionBounded(t *testing.T) {
 	}
 	if s := e.rt.Stats(); s.Live != 0 {
 		t.Errorf("%d instances live", s.Live)
+	}
+}
+
+// TestWASIGuest: with GrantWASI, proc_exit ends the activation as an exit
+// with its code, and an hour's sleep is cut at the activation's deadline.
+// Without the grant, the module is refused.
+func TestWASIGuest(t *testing.T) {
+	e := newEnv(t, hostConfig())
+	m := handleModule(readGuest(t, "wasi"), "r1")
+	if err := e.rt.Register(context.Background(), m); !errors.Is(err, wasmhost.ProblemImport) {
+		t.Fatalf("Register without GrantWASI = %v, want an import not granted", err)
+	}
+	m.Revision = "r2"
+	m.Grants = wasmhost.GrantWASI
+	e.install(t, m)
+	if got := e.activate(t, context.Background(), `["exit"]`, time.Minute); got != trigger.OutcomePlatformFailure {
+		t.Errorf("exit: %v, want platform failure", got)
+	}
+	if err := e.ref.WaitIdle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var ge *wasmhost.GuestError
+	if r := e.last(t); !errors.As(r.Err, &ge) || ge.Cause != wasmhost.CauseExit || ge.ExitCode != 3 {
+		t.Errorf("exit: report error %v, want exit with code 3", r.Err)
+	}
+	start := time.Now()
+	if got := e.activate(t, context.Background(), `["sleep"]`, 50*time.Millisecond); got != trigger.OutcomeTimeout {
+		t.Errorf("sleep: %v, want timeout", got)
+	}
+	if err := e.ref.WaitIdle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("an hour's sleep under a 50ms budget took %v", took)
+	}
+	if r := e.last(t); !errors.As(r.Err, &ge) || ge.Cause != wasmhost.CauseInterrupted {
+		t.Errorf("sleep: report error %v, want interrupted", r.Err)
+	}
+	if got := e.activate(t, context.Background(), `["ok"]`, time.Minute); got != trigger.OutcomeSuccess {
+		t.Errorf("ok: %v, want success", got)
 	}
 }

@@ -1,14 +1,26 @@
 package wasmhost
 
-import "github.com/tetratelabs/wazero/experimental"
+import (
+	"sync"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
 
 // ceiling is the memory allocator of one activation: it backs the
 // instance's linear memory with a Go slice that never grows past limit
 // bytes, and remembers a growth it refused. wazero asks it through the
 // instantiation's context (experimental.WithMemoryAllocator), so the
 // ceiling is the activation's, not the runtime's.
+//
+// The slice may come from pool, a buffer an earlier instance of the same
+// module used: every byte the new instance can see is cleared before it
+// is handed out (Reallocate clears what a growth adds), so the instance is
+// as fresh as one on a new slice. The activation puts the buffer back
+// (recycle) only once every call into the instance has returned on its
+// own goroutine: no guest code can write it any more.
 type ceiling struct {
 	limit uint64
+	pool  *sync.Pool // of *[]byte; nil: no reuse
 	mem   *linearMemory
 }
 
@@ -22,25 +34,48 @@ func (c *ceiling) Allocate(capacity, max uint64) experimental.LinearMemory {
 	if capacity > limit {
 		capacity = limit
 	}
-	c.mem = &linearMemory{limit: limit, buf: make([]byte, 0, capacity)}
+	var buf []byte
+	if c.pool != nil {
+		if p, ok := c.pool.Get().(*[]byte); ok && uint64(cap(*p)) >= capacity && uint64(cap(*p)) <= limit {
+			buf = (*p)[:0]
+		}
+	}
+	if buf == nil {
+		buf = make([]byte, 0, capacity)
+	}
+	c.mem = &linearMemory{limit: limit, buf: buf}
 	return c.mem
+}
+
+// recycle gives the memory's buffer to the pool. It must be called only
+// when no call into the instance is running, and the instance is never
+// called again.
+func (c *ceiling) recycle() {
+	if c.pool == nil || c.mem == nil || c.mem.buf == nil {
+		return
+	}
+	b := c.mem.buf[:0]
+	c.mem.buf = nil
+	c.pool.Put(&b)
 }
 
 // refused reports whether a growth past the ceiling was refused.
 func (c *ceiling) refused() bool { return c.mem != nil && c.mem.refused }
 
-// pages returns the memory's size in pages now.
+// pages returns the memory's size in pages: at the last growth, which
+// the guest's own goroutine made.
 func (c *ceiling) pages() uint32 {
 	if c.mem == nil {
 		return 0
 	}
-	return uint32(len(c.mem.buf) / PageSize)
+	return c.mem.pages
 }
 
 // linearMemory is one instance's memory.
 type linearMemory struct {
 	limit   uint64
 	buf     []byte
+	pages   uint32
 	refused bool
 }
 
@@ -51,7 +86,10 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 		m.refused = true
 		return nil
 	}
+	m.pages = uint32(size / PageSize)
 	if size <= uint64(cap(m.buf)) {
+		// What the growth adds may hold an earlier instance's bytes.
+		clear(m.buf[len(m.buf):size])
 		m.buf = m.buf[:size]
 		return m.buf
 	}
@@ -70,5 +108,11 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	return buf
 }
 
-// Free implements experimental.LinearMemory.
-func (m *linearMemory) Free() { m.buf = nil }
+// Free implements experimental.LinearMemory. It does nothing: wazero
+// calls it from the goroutine that closes the instance, which on a done
+// context is its watcher, while the guest may still be running on the
+// activation's goroutine until it reaches its next check. The buffer is
+// the garbage collector's to reclaim once neither holds it; it is never
+// pooled, since a buffer handed to another instance could still be
+// written by the closing one.
+func (m *linearMemory) Free() {}

@@ -2,6 +2,8 @@ package wasmhost
 
 import (
 	"context"
+	"io"
+	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -85,6 +87,14 @@ type compiled struct {
 	pages    uint32
 	grants   Grant
 	init     bool // exports _initialize (a WASI reactor)
+	// config is every instance's configuration before an activation's
+	// own additions: anonymous, no start function, and for a module
+	// without GrantWASI a random source that is never read (nothing can
+	// import random_get), which spares wazero seeding its default one.
+	config wazero.ModuleConfig
+	// memory holds buffers of instances that ended, for the next ones
+	// (ceiling).
+	memory sync.Pool
 }
 
 // Register validates and compiles m once, then registers each of its
@@ -117,6 +127,7 @@ func (r *Runtime) Register(ctx context.Context, m Module) error {
 	c := &compiled{
 		r: r, mod: cm, service: m.Service, revision: m.Revision, contract: m.Contract,
 		pages: m.MemoryPages, grants: m.Grants,
+		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(noRandom{}),
 	}
 	if err := c.validate(m.Binary, decls); err != nil {
 		_ = cm.Close(ctx)
@@ -309,3 +320,10 @@ func (r *Runtime) wasiTyped(name string, imp api.FunctionDefinition) bool {
 	def, ok := host.ExportedFunctionDefinitions()[name]
 	return ok && sameTypes(def.ParamTypes(), imp.ParamTypes()) && sameTypes(def.ResultTypes(), imp.ResultTypes())
 }
+
+// noRandom is the random source of a module without GrantWASI, which has
+// no way to read it.
+type noRandom struct{}
+
+// Read implements io.Reader: it reads nothing.
+func (noRandom) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
