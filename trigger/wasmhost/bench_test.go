@@ -2,9 +2,12 @@ package wasmhost_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/tetratelabs/wazero"
 
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
@@ -129,5 +132,82 @@ func benchActivate(b *testing.B, e *env, bref trigger.BindingRef, payload string
 		}
 		b.ReportMetric(float64(inst.Microseconds())/float64(n), "instantiate-µs")
 		b.ReportMetric(float64(call.Microseconds())/float64(n), "call-µs")
+	}
+}
+
+// BenchmarkCompile measures Register: validating and compiling a module
+// into a new Runtime, cold (an empty cache directory) and from a cache
+// directory a first Runtime filled.
+func BenchmarkCompile(b *testing.B) {
+	goModule := handleModule(buildGoGuest(b), "go1")
+	goModule.MemoryPages = goGuestMemoryPages
+	goModule.Grants = wasmhost.GrantWASI
+	modules := []struct {
+		name string
+		m    wasmhost.Module
+	}{
+		{"tiny", handleModule(readGuest(b, "handler"), "r1")},
+		{"go", goModule},
+	}
+	for _, mod := range modules {
+		b.Run("guest="+mod.name+"/cache=none", func(b *testing.B) {
+			for b.Loop() {
+				benchRegister(b, b.TempDir(), mod.m)
+			}
+		})
+		b.Run("guest="+mod.name+"/cache=dir", func(b *testing.B) {
+			dir := b.TempDir()
+			benchRegister(b, dir, mod.m)
+			for b.Loop() {
+				benchRegister(b, dir, mod.m)
+			}
+		})
+	}
+}
+
+// benchRegister registers m into a new Runtime with a cache in dir.
+func benchRegister(b *testing.B, dir string, m wasmhost.Module) {
+	ref, err := refhost.New(refhost.Config{MaxActivations: 1, MaxInputBytes: 1, MaxMemoryBytes: int(m.MemoryPages) * wasmhost.PageSize})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := wasmhost.New(context.Background(), ref, wasmhost.Config{CacheDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := rt.Register(context.Background(), m); err != nil {
+		b.Fatal(err)
+	}
+	if err := rt.Close(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkTerminationChecks measures what close on context done costs a
+// guest's loop: spin.wasm's 10^7 turns with wazero's termination checks
+// (as every Runtime of this package compiles) and without, in ns per
+// turn.
+func BenchmarkTerminationChecks(b *testing.B) {
+	const turns = 10_000_000
+	for _, checks := range []bool{true, false} {
+		b.Run(fmt.Sprintf("checks=%v", checks), func(b *testing.B) {
+			ctx := context.Background()
+			r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(checks))
+			defer r.Close(ctx)
+			m, err := r.InstantiateWithConfig(ctx, readGuest(b, "spin"), wazero.NewModuleConfig().WithName(""))
+			if err != nil {
+				b.Fatal(err)
+			}
+			spin := m.ExportedFunction("spin")
+			dctx, cancel := context.WithTimeout(ctx, time.Hour) // a context with a deadline, as an activation's
+			defer cancel()
+			for b.Loop() {
+				res, err := spin.Call(dctx, turns)
+				if want := uint64(turns) * (turns - 1) / 2 % (1 << 32); err != nil || res[0] != want {
+					b.Fatalf("spin = %v, %v", res, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/turns, "ns/turn")
+		})
 	}
 }
