@@ -432,3 +432,60 @@ func TestWASIGuest(t *testing.T) {
 		t.Errorf("ok: %v, want success", got)
 	}
 }
+
+// TestIncompatibleContract: a route to a revision whose module lacks the
+// function, or implements it with other types than the declared contract,
+// ends as incompatible contract without making an instance.
+func TestIncompatibleContract(t *testing.T) {
+	e := newEnv(t, hostConfig())
+	e.install(t, handleModule(readGuest(t, "handler"), "r1"))
+	u32 := refhost.U32()
+	bool1 := refhost.Bool()
+	err := e.rt.Register(context.Background(), wasmhost.Module{
+		Service: fxService, Revision: "r2", Contract: fxContract, Binary: readGuest(t, "types"),
+		Functions:   []wasmhost.Export{{Name: "echo-bool", Params: []refhost.Type{bool1}, Result: &bool1}},
+		MemoryPages: fxPages,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := refhost.String()
+	err = e.rt.Register(context.Background(), wasmhost.Module{
+		Service: fxService, Revision: "r3", Contract: fxContract, Binary: readGuest(t, "hugestr"),
+		Functions:   []wasmhost.Export{{Name: fxFunction, Params: []refhost.Type{str}, Result: &str}},
+		MemoryPages: fxPages,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.ref.DeclareContract(refhost.Contract{Name: fxContract, Functions: []refhost.ContractFunction{
+		{Name: fxFunction, Params: []refhost.Type{refhost.String()}, Result: handleResult()},
+		{Name: "echo-bool", Params: []refhost.Type{u32}, Result: &u32},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		revision string
+		want     trigger.Outcome
+	}{
+		{"r1", trigger.OutcomeSuccess},
+		{"r2", trigger.OutcomeIncompatibleContract}, // no handle in r2
+		{"r3", trigger.OutcomeIncompatibleContract}, // handle -> string
+	}
+	for _, tc := range cases {
+		t.Run(tc.revision, func(t *testing.T) {
+			if _, err := e.ref.SetRoute(fxService, "", tc.revision); err != nil {
+				t.Fatal(err)
+			}
+			before := e.rt.Stats().Instances
+			if got := e.activate(t, context.Background(), `["x"]`, time.Minute); got != tc.want {
+				t.Errorf("outcome %v, want %v", got, tc.want)
+			}
+			made := e.rt.Stats().Instances - before
+			if tc.want == trigger.OutcomeIncompatibleContract && made != 0 {
+				t.Errorf("%d instances made for an incompatible contract", made)
+			}
+		})
+	}
+}
