@@ -79,8 +79,13 @@ type trigSpec struct {
 	scopedRole string
 	// dialer, when set, makes the pools' Dialer from the started broker.
 	dialer func(t *testing.T, b *broker.Broker) conn.Dialer
-	// host bounds the reference host (default 16 slots, 16 payloads).
+	// host bounds the reference host (default 16 slots, 16 payloads; with
+	// wasm, guest memory for 16 activations).
 	host *refhost.Config
+	// wasm, when set, registers WebAssembly guests (trigger/wasmhost) as
+	// revisions r1 and r2 of the function in place of the suite's Go
+	// functions: see trigger_wasm_helpers_test.go.
+	wasm *trigWasmSpec
 }
 
 // trigCall is what the suite's function saw of one activation.
@@ -127,6 +132,9 @@ type trigEnv struct {
 	// led records every publish, run and step report of the case
 	// (tools/ledger), for the fault scenarios' verdicts.
 	led *ledger.Ledger
+	// wasm is the WebAssembly runtime of a case whose spec set wasm, and
+	// what its guests did; nil otherwise.
+	wasm *trigWasm
 
 	mu sync.Mutex
 	// action is run by argActions calls.
@@ -265,6 +273,9 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 	e.led = ledger.New(e.cfg)
 
 	hc := refhost.Config{MaxActivations: 16, MaxInputBytes: 16 * 256}
+	if spec.wasm != nil {
+		hc.MaxMemoryBytes = hc.MaxActivations * trigWasmMemory
+	}
 	if spec.host != nil {
 		hc = *spec.host
 	}
@@ -273,9 +284,13 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		t.Fatal(err)
 	}
 	e.host = &trigHookHost{Host: e.ref, led: e.led}
-	for _, rev := range []string{"r1", "r2"} {
-		for _, fn := range []string{trigFunction, trigAudit} {
-			e.register(t, rev, fn)
+	if spec.wasm != nil {
+		e.installWasm(t, spec.wasm)
+	} else {
+		for _, rev := range []string{"r1", "r2"} {
+			for _, fn := range []string{trigFunction, trigAudit} {
+				e.register(t, rev, fn)
+			}
 		}
 	}
 	for _, fn := range []string{trigFunction, trigAudit} {
@@ -559,9 +574,14 @@ func (s *trigSys) runtimeConns(account string) []trigConn {
 // does not run.
 type trigHookHost struct {
 	*refhost.Host
-	// led is given every step's report (trigger.StepObserver).
+	// led is given every step's report (trigger.StepObserver), unless
+	// observe is set.
 	led *ledger.Ledger
-	mu  sync.Mutex
+	// observe, when set, is given every step's report in place of led: a
+	// WebAssembly case orders the reports after its guests' (trigWasm).
+	// Set before the runtime runs.
+	observe func(trigger.StepReport)
+	mu      sync.Mutex
 	// afterReserve runs after a successful reservation, before the
 	// runtime's network.
 	afterReserve func(trigger.BindingRef)
@@ -581,7 +601,13 @@ func (h *trigHookHost) hooks() (func(trigger.BindingRef), func(trigger.Activatio
 	return h.afterReserve, h.beforeActivate
 }
 
-func (h *trigHookHost) ObserveStep(r trigger.StepReport) { h.led.ObserveStep(r) }
+func (h *trigHookHost) ObserveStep(r trigger.StepReport) {
+	if h.observe != nil {
+		h.observe(r)
+		return
+	}
+	h.led.ObserveStep(r)
+}
 
 func (h *trigHookHost) ReserveInbound(ctx context.Context, r trigger.InboundRequest) (trigger.Inbound, error) {
 	in, err := h.Host.ReserveInbound(ctx, r)

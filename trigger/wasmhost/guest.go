@@ -20,6 +20,9 @@ import (
 // Config.OnActivation.
 type Report struct {
 	Service, Revision, Contract, Function string
+	// RouteGeneration is the generation pinned when the input was
+	// accepted.
+	RouteGeneration uint64
 	// Binding, StreamSeq and Delivered identify the delivery.
 	Binding   trigger.BindingRef
 	StreamSeq uint64
@@ -59,7 +62,8 @@ func (c *compiled) funcOf(d *exportDecl) refhost.Func {
 		if f := c.r.cfg.OnActivation; f != nil {
 			rep := Report{
 				Service: c.service, Revision: c.revision, Contract: c.contract, Function: d.name,
-				Binding: call.Binding, StreamSeq: call.StreamSeq, Delivered: call.Delivered,
+				RouteGeneration: call.RouteGeneration,
+				Binding:         call.Binding, StreamSeq: call.StreamSeq, Delivered: call.Delivered,
 				Instance: a.instance, Err: err, Result: a.result,
 				Instantiate: a.instantiate, Call: a.call,
 				MemoryPages: a.pages, Output: a.out.buf, OutputDropped: a.out.dropped + a.out.discard.n,
