@@ -137,10 +137,14 @@ type flatIter struct {
 	pos   int
 }
 
-// next reads the next flat value as a want, in wazero's encoding. A value
-// in an i32 or f32 slot must fit 32 bits (the spec's CoreValueIter.next
-// asserts it; a value that does not is refused, never truncated). Reading
-// an i32 or f32 from an i64 slot keeps the low 32 bits: the spec's
+// next reads the next flat value as a want, in wazero's encoding: an i32
+// or f32 is the low 32 bits of its uint64, whatever the upper bits hold
+// (wazero leaves them undefined: a result it stores with a 4-byte write
+// keeps the upper half of the stack slot an i64 parameter used, and
+// api.DecodeU32 truncates). The spec's CoreValueIter.next only asserts
+// how a 32-bit value is represented, so nothing is refused for it; only a
+// wrong number of values is (LiftRuleCoreValue). Reading an i32 or f32
+// from an i64 slot keeps the low 32 bits: the spec's
 // CoerceValueIter wraps (wrap_i64_to_i32) for a variant payload carried
 // in a joined slot. Reading f32 from an i32 slot, or f64 from i64, keeps
 // the bits (the spec's reinterpretation).
@@ -150,10 +154,7 @@ func (l *lifter) next(it *flatIter, want api.ValueType) (uint64, error) {
 	}
 	v, have := it.vals[it.pos], it.types[it.pos]
 	it.pos++
-	if (have == api.ValueTypeI32 || have == api.ValueTypeF32) && v > math.MaxUint32 {
-		return 0, l.fail(LiftRuleCoreValue)
-	}
-	if want == api.ValueTypeI32 || want == api.ValueTypeF32 {
+	if have == api.ValueTypeI32 || have == api.ValueTypeF32 || want == api.ValueTypeI32 || want == api.ValueTypeF32 {
 		v &= math.MaxUint32
 	}
 	return v, nil

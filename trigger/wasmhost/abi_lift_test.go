@@ -195,9 +195,6 @@ func TestLiftRefused(t *testing.T) {
 		want errorAt[LiftRule]
 	}{
 		// Core values.
-		{liftCase{name: "i32 above 32 bits", typ: refhost.U8(), flat: []uint64{1 << 32}}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
-		{liftCase{name: "f32 above 32 bits", typ: refhost.F32(), flat: []uint64{1<<32 | 1}}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
-		{liftCase{name: "pointer above 32 bits", typ: refhost.String(), flat: []uint64{1 << 32}, mem: pad(16)}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
 		{liftCase{name: "too many flat values", typ: refhost.U8(), flat: []uint64{1, 2}}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
 		{liftCase{name: "too few flat values", typ: refhost.U8()}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
 		{liftCase{name: "two values for a pointer", typ: refhost.String(), flat: []uint64{0, 0}, mem: pad(16)}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
@@ -295,8 +292,9 @@ func TestLiftFlatJoined(t *testing.T) {
 		{"f64 in an i64 slot", "variant{a(f64), b(u32)}", []uint64{0, math.Float64bits(-3)}, refhost.VariantValue{Case: "a", Value: float64(-3)}, nil},
 		{"f32 from an i32 slot, nan canonical", "variant{a(f32), b(u32)}", []uint64{0, 0x7F800001},
 			refhost.VariantValue{Case: "a", Value: math.Float32frombits(canonicalNaN32)}, nil},
-		{"i32 slot above 32 bits", "variant{a(f32), b(u32)}", []uint64{1, 1 << 32}, nil, &errorAt[LiftRule]{".b", LiftRuleCoreValue}},
-		{"skipped i32 slot above 32 bits", "variant{a, b(u32)}", []uint64{0, 1 << 32}, nil, &errorAt[LiftRule]{"", LiftRuleCoreValue}},
+		{"i32 slot above 32 bits", "variant{a(f32), b(u32)}", []uint64{1, 1<<32 | 7}, refhost.VariantValue{Case: "b", Value: uint32(7)}, nil},
+		{"skipped i32 slot above 32 bits", "variant{a, b(u32)}", []uint64{0, 1 << 32}, refhost.VariantValue{Case: "a"}, nil},
+		{"discriminant above 32 bits", "variant{a, b(u32)}", []uint64{1<<32 | 1, 9}, refhost.VariantValue{Case: "b", Value: uint32(9)}, nil},
 		{"option of joined variant", "option<variant{a(f32), b(u64)}>", []uint64{1, 1, 1 << 40},
 			refhost.Some(refhost.VariantValue{Case: "b", Value: uint64(1 << 40)}), nil},
 	}
@@ -419,5 +417,37 @@ func TestLiftRulesAreErrors(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Error() (-want +got):\n%s", diff)
+	}
+}
+
+// TestLiftUpperBits: an i32 or f32 result is the low 32 bits of wazero's
+// uint64, whatever the upper half holds (wazero stores a 32-bit result
+// with a 4-byte write into a slot an i64 parameter may have used).
+func TestLiftUpperBits(t *testing.T) {
+	cases := []struct {
+		name string
+		typ  refhost.Type
+		flat []uint64
+		mem  []byte
+		want any
+	}{
+		{"u8", refhost.U8(), []uint64{0xFFFFFFFF_00000007}, nil, uint8(7)},
+		{"bool", refhost.Bool(), []uint64{1 << 32}, nil, false},
+		{"s32", refhost.S32(), []uint64{0x12345678_FFFFFFFE}, nil, int32(-2)},
+		{"f32", refhost.F32(), []uint64{0xDEADBEEF_00000000 | uint64(math.Float32bits(2.5))}, nil, float32(2.5)},
+		{"result pointer", refhost.String(), []uint64{0xFFFFFFFF_00000000}, append(le64(8), 'h', 'i'), nil},
+	}
+	cases[4].mem = append(append(binary.LittleEndian.AppendUint32(nil, 8), binary.LittleEndian.AppendUint32(nil, 2)...), 'h', 'i')
+	cases[4].want = "hi"
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := liftResult(tc.mem, &tc.typ, tc.flat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("liftResult (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -75,6 +75,8 @@ var guestInterfaces = map[string]map[string]string{
 		"export echo-f64":        "(func (param f64) (result f64))",
 		"export echo-char":       "(func (param i32) (result i32))",
 		"export echo-enum":       "(func (param i32) (result i32))",
+		"export low-u64":         "(func (param i64) (result i32))",
+		"export neg-f64":         "(func (param f64) (result i32))",
 		"export echo-string":     "(func (param i32 i32) (result i32))",
 		"export echo-list-u32":   "(func (param i32 i32) (result i32))",
 		"export echo-record":     "(func (param i32 i64 i32 i32) (result i32))",

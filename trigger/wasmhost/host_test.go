@@ -489,3 +489,57 @@ func TestIncompatibleContract(t *testing.T) {
 		})
 	}
 }
+
+// TestWideParamNarrowResult: an i32 result after an i64 or f64 parameter
+// is lifted from its low 32 bits, whatever the parameter left above them.
+func TestWideParamNarrowResult(t *testing.T) {
+	e := newEnv(t, hostConfig())
+	u32, b := refhost.U32(), refhost.Bool()
+	err := e.rt.Register(context.Background(), wasmhost.Module{
+		Service: fxService, Revision: "r1", Contract: fxContract, Binary: readGuest(t, "types"),
+		Functions: []wasmhost.Export{
+			{Name: "low-u64", Params: []refhost.Type{refhost.U64()}, Result: &u32},
+			{Name: "neg-f64", Params: []refhost.Type{refhost.F64()}, Result: &b},
+		},
+		MemoryPages: fxPages,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		fn, payload string
+		want        any
+	}{
+		{"low-u64", `[18446744073709551614]`, uint32(0xFFFFFFFE)},
+		{"low-u64", `[4294967303]`, uint32(7)},
+		{"neg-f64", `[2.5]`, false},
+		{"neg-f64", `[-2.5]`, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.fn+tc.payload, func(t *testing.T) {
+			if err := e.ref.Publish(refhost.PublicationKey{Service: fxService, Contract: fxContract, Function: tc.fn}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.ref.SetRoute(fxService, "", "r1"); err != nil {
+				t.Fatal(err)
+			}
+			b := binding()
+			b.Function = tc.fn
+			in, err := e.ref.ReserveInbound(context.Background(), trigger.InboundRequest{Binding: b, MaxInputBytes: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := in.Activate(context.Background(), trigger.Activation{
+				Binding: b, RouteGeneration: in.RouteGeneration(), Deadline: time.Now().Add(time.Minute),
+				Budget: time.Minute, StreamSeq: 1, Delivered: 1, MaxDeliver: 1, Payload: []byte(tc.payload),
+			}).Outcome
+			in.Release()
+			if err := e.ref.WaitIdle(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if r := e.last(t); o != trigger.OutcomeSuccess || r.Result != tc.want {
+				t.Errorf("outcome %v, result %v (%v); want success, %v", o, r.Result, r.Err, tc.want)
+			}
+		})
+	}
+}

@@ -23,6 +23,10 @@
 ;;   export echo-char (func (param i32) (result i32))
 ;;   echo-enum: func(v: enum { x, y, z }) -> enum { x, y, z }
 ;;   export echo-enum (func (param i32) (result i32))
+;;   low-u64: func(v: u64) -> u32   (the low 32 bits of v)
+;;   export low-u64 (func (param i64) (result i32))
+;;   neg-f64: func(v: f64) -> bool  (v < 0)
+;;   export neg-f64 (func (param f64) (result i32))
 ;;
 ;;   echo-string: func(v: string) -> string
 ;;   export echo-string (func (param i32 i32) (result i32))
@@ -173,4 +177,11 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)))
     (local.get $sum))
+
+  ;; An i32 result after an i64 or f64 parameter: wazero leaves the upper
+  ;; half of the result's uint64 as the parameter left it.
+  (func (export "low-u64") (param $v i64) (result i32)
+    (i32.wrap_i64 (local.get $v)))
+  (func (export "neg-f64") (param $v f64) (result i32)
+    (f64.lt (local.get $v) (f64.const 0)))
 )
