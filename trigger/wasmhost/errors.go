@@ -50,6 +50,9 @@ const (
 	// ProblemMemory: the module's initial memory is above its ceiling,
 	// or it defines no memory, several, or a shared or 64-bit one.
 	ProblemMemory
+	// ProblemTable: the module defines more than MaxTables tables, or one
+	// whose minimum or maximum is over MaxTableElements.
+	ProblemTable
 	// ProblemRegistration: the reference host refused the function
 	// (a name, a duplicate registration, memory above its
 	// MaxMemoryBytes); the error wraps the reference host's.
@@ -72,6 +75,8 @@ func (p Problem) String() string {
 		return "import not granted"
 	case ProblemMemory:
 		return "memory outside its ceiling"
+	case ProblemTable:
+		return "table outside its bounds"
 	case ProblemRegistration:
 		return "registration refused"
 	}

@@ -154,7 +154,7 @@ func TestGoGuestNeedsWASI(t *testing.T) {
 // by its ceiling: the runtime's out-of-memory exit is a memory failure.
 func TestGoGuestMemoryCeiling(t *testing.T) {
 	cfg := hostConfig()
-	cfg.MaxMemoryBytes = goGuestMemoryPages * wasmhost.PageSize
+	cfg.MaxMemoryBytes = goGuestMemoryPages*wasmhost.PageSize + wasmhost.MaxTableElements*8 // its memory and its table
 	e := newEnv(t, cfg)
 	m := handleModule(buildGoGuest(t), "go1")
 	m.MemoryPages = goGuestMemoryPages

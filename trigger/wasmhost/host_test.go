@@ -360,6 +360,7 @@ func TestRegisterRefusals(t *testing.T) {
 		{"no memory", with(func(m *wasmhost.Module) { m.Binary = readGuest(t, "nomemory") }), wasmhost.ProblemMissingExport, "memory"},
 		{"no cabi_realloc", with(func(m *wasmhost.Module) { m.Binary = readGuest(t, "norealloc") }), wasmhost.ProblemMissingExport, "cabi_realloc"},
 		{"import not granted", with(func(m *wasmhost.Module) { m.Binary = readGuest(t, "import") }), wasmhost.ProblemImport, "env.evil"},
+		{"table past the limit", with(func(m *wasmhost.Module) { m.Binary = readGuest(t, "bigtable") }), wasmhost.ProblemTable, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -541,5 +542,24 @@ func TestWideParamNarrowResult(t *testing.T) {
 				t.Errorf("outcome %v, result %v (%v); want success, %v", o, r.Result, r.Err, tc.want)
 			}
 		})
+	}
+}
+
+// TestTableBounded: a table declared without a maximum cannot grow (the
+// guest sees table.grow fail), and its elements are reserved with the
+// memory: 4 pages and 2 elements of 8 bytes.
+func TestTableBounded(t *testing.T) {
+	e := newEnv(t, hostConfig())
+	e.install(t, handleModule(readGuest(t, "table"), "r1"))
+	in, err := e.ref.ReserveInbound(context.Background(), trigger.InboundRequest{Binding: binding(), MaxInputBytes: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.ref.Stats().MemoryBytes, fxPages*wasmhost.PageSize+2*8; got != want {
+		t.Errorf("reserved %d bytes, want %d (memory and table)", got, want)
+	}
+	in.Release()
+	if got := e.activate(t, context.Background(), `["x"]`, time.Minute); got != trigger.OutcomeSuccess {
+		t.Errorf("outcome %v (%v), want success: table.grow refused", got, e.last(t).Err)
 	}
 }

@@ -143,7 +143,7 @@ func (r *byteReader) byte() (byte, bool) {
 	return c, true
 }
 
-// u32 reads an unsigned LEB128 of at most 5 bytes that fits 32 bits.
+// u32 reads an unsigned LEB128 that fits 32 bits (read as u64 reads it).
 func (r *byteReader) u32() (uint32, bool) {
 	v, ok := r.u64()
 	if !ok || v > 1<<32-1 {
@@ -177,4 +177,99 @@ func (r *byteReader) name() (string, bool) {
 	s := string(r.b[r.off : r.off+int(n)])
 	r.off += int(n)
 	return s, true
+}
+
+// sectionTable is the table section's id.
+const sectionTable = 4
+
+// tableElementBytes is what one table element costs the host: wazero
+// keeps a table as a slice of 8-byte references.
+const tableElementBytes = 8
+
+// boundTables returns bin with every table it defines given a maximum,
+// and the sum of those maxima: a table declared without one gets its
+// minimum, so that table.grow fails with -1 rather than allocating what
+// the guest asks (wazero bounds a table by nothing else). A table whose
+// minimum or maximum is over MaxTableElements, more than MaxTables
+// tables, or a section that does not read, is refused: ok is false and
+// over tells which (over true: the bound, false: unreadable). bin itself
+// is never modified; a module without tables is returned as is.
+func boundTables(bin []byte) (out []byte, elements uint64, over, ok bool) {
+	if len(bin) < 8 {
+		return nil, 0, false, false
+	}
+	r := byteReader{b: bin, off: 8}
+	for r.off < len(r.b) {
+		start := r.off
+		id, ok := r.byte()
+		if !ok {
+			return nil, 0, false, false
+		}
+		size, ok := r.u32()
+		if !ok || uint64(size) > uint64(len(r.b)-r.off) {
+			return nil, 0, false, false
+		}
+		body := r.off
+		end := r.off + int(size)
+		if id != sectionTable {
+			r.off = end
+			continue
+		}
+		sec := byteReader{b: r.b[:end], off: body}
+		n, ok := sec.u32()
+		if !ok {
+			return nil, 0, false, false
+		}
+		if n > MaxTables {
+			return nil, 0, true, false
+		}
+		var content []byte
+		content = appendU32(content, n)
+		for range n {
+			reftype, ok := sec.byte()
+			if !ok {
+				return nil, 0, false, false
+			}
+			flag, ok := sec.byte()
+			if !ok || flag > 1 { // 0: min; 1: min and max (32-bit tables only)
+				return nil, 0, false, false
+			}
+			min, ok := sec.u32()
+			if !ok {
+				return nil, 0, false, false
+			}
+			max := min
+			if flag == 1 {
+				if max, ok = sec.u32(); !ok || max < min {
+					return nil, 0, false, false
+				}
+			}
+			if max > MaxTableElements {
+				return nil, 0, true, false
+			}
+			elements += uint64(max)
+			content = append(content, reftype, 1)
+			content = appendU32(appendU32(content, min), max)
+		}
+		if sec.off != end {
+			return nil, 0, false, false
+		}
+		out = make([]byte, 0, len(bin)+len(content))
+		out = append(out, bin[:start]...)
+		out = append(out, sectionTable)
+		out = appendU32(out, uint32(len(content)))
+		out = append(out, content...)
+		out = append(out, bin[end:]...)
+		return out, elements, false, true
+	}
+	return bin, 0, false, true
+}
+
+// appendU32 appends v as an unsigned LEB128.
+func appendU32(b []byte, v uint32) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
 }

@@ -16,6 +16,14 @@ const (
 	// MaxExports bounds Module.Functions.
 	MaxExports = 256
 
+	// MaxTables bounds the tables a module defines, and MaxTableElements
+	// each one's size: a table declared without a maximum is given its
+	// minimum as one, since nothing else would bound its growth. The
+	// tables' elements are charged to the activation's memory
+	// reservation, 8 bytes each.
+	MaxTables        = 16
+	MaxTableElements = 64 << 10
+
 	// MaxOutputBytes bounds what one activation's stdout and stderr keep
 	// together, when the Module grants output; the rest is counted and
 	// dropped.

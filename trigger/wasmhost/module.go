@@ -115,8 +115,15 @@ func (r *Runtime) Register(ctx context.Context, m Module) error {
 	if closed {
 		return ErrClosed
 	}
+	bin, tableElements, over, ok := boundTables(m.Binary)
+	switch {
+	case over:
+		return &RegisterError{Problem: ProblemTable}
+	case !ok:
+		return &RegisterError{Problem: ProblemInvalid}
+	}
 	start := time.Now()
-	cm, err := r.rt.CompileModule(ctx, m.Binary)
+	cm, err := r.rt.CompileModule(ctx, bin)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -129,7 +136,7 @@ func (r *Runtime) Register(ctx context.Context, m Module) error {
 		pages: m.MemoryPages, grants: m.Grants,
 		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(noRandom{}),
 	}
-	if err := c.validate(m.Binary, decls); err != nil {
+	if err := c.validate(bin, decls); err != nil {
 		_ = cm.Close(ctx)
 		return err
 	}
@@ -142,7 +149,7 @@ func (r *Runtime) Register(ctx context.Context, m Module) error {
 		err := r.host.Register(refhost.Function{
 			Service: m.Service, Revision: m.Revision, Contract: m.Contract, Name: d.name,
 			Params: d.params, Result: d.result, Failures: d.failures,
-			Memory: int(m.MemoryPages) * PageSize,
+			Memory: int(m.MemoryPages)*PageSize + int(tableElements)*tableElementBytes,
 			Func:   c.funcOf(d),
 		})
 		if err != nil {
