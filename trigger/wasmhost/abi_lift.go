@@ -10,12 +10,6 @@ import (
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
 
-// MaxResultUnits bounds one lifted result: every value counts one unit and
-// every byte of a string one more. A list's length is checked against the
-// units left before its elements are allocated, so a guest never makes the
-// host allocate more than this bound allows, whatever lengths it returns.
-const MaxResultUnits = 64 << 10
-
 // Bounds of the canonical ABI on what a guest may hand out
 // (MAX_STRING_BYTE_LENGTH and MAX_LIST_BYTE_LENGTH): a string or list
 // longer in bytes is refused (LiftRuleTooLarge) before anything else is

@@ -29,26 +29,30 @@ type Problem uint8
 
 // Problems.
 const (
-	// ProblemModule: a Module outside its bounds or rules: names, no
-	// functions or too many, a memory ceiling outside 1..MaxMemoryPages,
-	// a binary over MaxModuleBytes, an invalid parameter or result type.
+	// ProblemModule: a Module outside its bounds or rules: a function
+	// named twice or by a name the ABI reserves (memory, cabi_realloc,
+	// _initialize), no functions or more than MaxExports, a memory
+	// ceiling outside 1..MaxMemoryPages, a binary empty or over
+	// MaxModuleBytes, grants outside the list, an invalid parameter or
+	// result type. Names outside the reference host's rules are its
+	// refusal (ProblemRegistration).
 	ProblemModule Problem = iota + 1
 	// ProblemInvalid: the binary does not decode or validate as a core
-	// WebAssembly module.
+	// WebAssembly module (several memories, a shared or a 64-bit memory
+	// among the reasons).
 	ProblemInvalid
 	// ProblemMissingExport: the module lacks an export the ABI needs
-	// (memory, cabi_realloc) or a declared function.
+	// (memory, cabi_realloc) or a declared function, or exports its
+	// memory under another name.
 	ProblemMissingExport
 	// ProblemExportSignature: an export of another core type than the
-	// canonical ABI gives its declaration, or a memory that is not
-	// exported as memory.
+	// canonical ABI gives its declaration.
 	ProblemExportSignature
 	// ProblemImport: an import the host does not grant: any import
 	// without GrantWASI, and with it anything but the functions of
 	// wasi_snapshot_preview1 listed in docs/GUESTS.md, each of its type.
 	ProblemImport
-	// ProblemMemory: the module's initial memory is above its ceiling,
-	// or it defines no memory, several, or a shared or 64-bit one.
+	// ProblemMemory: the module's initial memory is above its ceiling.
 	ProblemMemory
 	// ProblemTable: the module defines more than MaxTables tables, or one
 	// whose minimum or maximum is over MaxTableElements.
@@ -87,8 +91,9 @@ func (p Problem) String() string {
 func (p Problem) Error() string { return "wasmhost: " + p.String() }
 
 // RegisterError is a module refused at registration. Name is the export
-// or import at fault ("module.name" for an import), from the module's own
-// names, or empty; it never carries the binary's bytes.
+// or import at fault ("module.name" for an import), or empty. An import's
+// name comes from the binary: it is cut to maxNameInError bytes, and
+// Error quotes it, so no more of the binary reaches a message.
 type RegisterError struct {
 	Problem Problem
 	Name    string
@@ -96,6 +101,17 @@ type RegisterError struct {
 	// type error); nil otherwise. A compiler's diagnostic is not kept: it
 	// may quote the binary.
 	Err error
+}
+
+// maxNameInError bounds the import name a RegisterError carries.
+const maxNameInError = 128
+
+// boundedName is name cut to maxNameInError bytes.
+func boundedName(name string) string {
+	if len(name) > maxNameInError {
+		return name[:maxNameInError] + "..."
+	}
+	return name
 }
 
 // Error returns a message such as
@@ -135,7 +151,8 @@ const (
 	// CauseMemory: the guest failed after a growth of its memory past the
 	// ceiling was refused.
 	CauseMemory
-	// CauseExit: the guest called proc_exit (a Go guest's panic does).
+	// CauseExit: the guest called proc_exit. (A Go guest's panic traps:
+	// CauseTrap.)
 	CauseExit
 	// CauseLower: the arguments could not be written into the guest
 	// (cabi_realloc failed or returned a pointer out of bounds or

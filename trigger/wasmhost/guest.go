@@ -98,23 +98,33 @@ func (a *activation) run(ctx context.Context, args []any) error {
 	if err := ctx.Err(); err != nil {
 		return &GuestError{Cause: CauseInterrupted, Err: err}
 	}
+	if !c.r.opening() {
+		return &GuestError{Cause: CauseInstantiate, Err: ErrClosed}
+	}
+	defer c.r.closing()
 	a.alloc.limit = uint64(c.pages) * PageSize
-	a.alloc.pool = &c.memory
+	a.alloc.pool = c.memory
 	start := time.Now()
-	if err := a.instantiateModule(ctx); err != nil {
+	err := a.instantiateModule(ctx)
+	if a.mod != nil {
+		defer a.closeInstance(ctx)
+	}
+	if err != nil {
 		return err
 	}
-	defer func() {
-		a.pages = a.alloc.pages()
-		_ = a.mod.Close(context.Background())
-		a.alloc.recycle() // every call into the instance has returned
-		c.r.closedInstance()
-	}()
 	a.instantiate = time.Since(start)
 	start = time.Now()
-	err := a.invoke(ctx, args)
+	err = a.invoke(ctx, args)
 	a.call = time.Since(start)
 	return err
+}
+
+// closeInstance closes the instance once every call into it has returned
+// on this goroutine, then gives its memory buffer to the next instance.
+func (a *activation) closeInstance(ctx context.Context) {
+	a.pages = a.alloc.pages()
+	_ = a.mod.Close(context.WithoutCancel(ctx))
+	a.alloc.recycle()
 }
 
 // instantiateModule makes the fresh instance under the ceiling's
@@ -135,19 +145,15 @@ func (a *activation) instantiateModule(ctx context.Context) error {
 	ictx := experimental.WithMemoryAllocator(ctx, &a.alloc)
 	mod, err := c.r.rt.InstantiateModule(ictx, c.mod, cfg)
 	if err != nil {
-		return a.fail(ctx, CauseInstantiate, err)
+		return a.fail(ctx, CauseInstantiate, err, nil)
 	}
-	a.instance = c.r.openedInstance()
+	a.instance = c.r.instanceNumber()
 	a.mod = mod
 	a.mem = mod.Memory()
 	a.realloc = mod.ExportedFunction(exportRealloc)
 	if c.init {
 		if _, err := mod.ExportedFunction(exportInit).Call(ctx); err != nil {
-			a.pages = a.alloc.pages()
-			_ = mod.Close(context.Background())
-			a.alloc.recycle()
-			a.c.r.closedInstance()
-			return a.fail(ctx, CauseInstantiate, err)
+			return a.fail(ctx, CauseInstantiate, err, nil)
 		}
 	}
 	return nil
@@ -159,15 +165,15 @@ func (a *activation) invoke(ctx context.Context, args []any) error {
 	g := guestMemory{a: a, ctx: ctx}
 	flat, err := lowerArgs(&g, d.params, args)
 	if err != nil {
-		if g.err != nil { // cabi_realloc itself failed
-			return a.fail(ctx, CauseLower, g.err)
+		if g.err != nil { // cabi_realloc itself failed: classify the engine's error
+			return a.fail(ctx, CauseLower, g.err, err)
 		}
 		return &GuestError{Cause: CauseLower, Err: err}
 	}
 	fn := a.mod.ExportedFunction(d.name)
 	results, err := fn.Call(ctx, flat...)
 	if err != nil {
-		return a.fail(ctx, CauseTrap, err)
+		return a.fail(ctx, CauseTrap, err, nil)
 	}
 	if d.result == nil {
 		return nil
@@ -200,23 +206,21 @@ func failureCode(t *refhost.Type, v any) string {
 }
 
 // fail classifies an engine's error: a done context first (the guest was
-// interrupted), then proc_exit, then a refused growth, then a trap. The
-// engine's message is not kept.
-func (a *activation) fail(ctx context.Context, cause Cause, err error) error {
+// interrupted), then a refused growth, then proc_exit, then cause, which
+// carries own (the project's own error, such as the *LowerError of a
+// failed cabi_realloc) when set. The engine's message is not kept.
+func (a *activation) fail(ctx context.Context, cause Cause, err, own error) error {
 	if ctx.Err() != nil {
 		return &GuestError{Cause: CauseInterrupted, Err: ctx.Err()}
-	}
-	var exit *sys.ExitError
-	if errors.As(err, &exit) {
-		if a.alloc.refused() {
-			return &GuestError{Cause: CauseMemory}
-		}
-		return &GuestError{Cause: CauseExit, ExitCode: exit.ExitCode()}
 	}
 	if a.alloc.refused() {
 		return &GuestError{Cause: CauseMemory}
 	}
-	return &GuestError{Cause: cause}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		return &GuestError{Cause: CauseExit, ExitCode: exit.ExitCode()}
+	}
+	return &GuestError{Cause: cause, Err: own}
 }
 
 // guestMemory is the activation as lowering sees it.
@@ -288,20 +292,12 @@ type counter struct{ n int64 }
 
 func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
-// openedInstance counts a new instance and returns its number.
-func (r *Runtime) openedInstance() uint64 {
+// instanceNumber counts an instance made and returns its number.
+func (r *Runtime) instanceNumber() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stats.Instances++
-	r.stats.Live++
 	return r.stats.Instances
-}
-
-// closedInstance counts an instance closed.
-func (r *Runtime) closedInstance() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.stats.Live--
 }
 
 // finish counts an activation's platform failure.

@@ -96,6 +96,7 @@ var guestInterfaces = map[string]map[string]string{
 	"trap":        goodInterface(map[string]string{"export handle": sigHandle}),
 	"dirty":       goodInterface(map[string]string{"export handle": sigHandle}),
 	"table":       goodInterface(map[string]string{"export handle": sigHandle}),
+	"recurse":     goodInterface(map[string]string{"export handle": sigHandle}),
 	"bigtable":    goodInterface(map[string]string{"export handle": sigHandle}),
 	"spin":        goodInterface(map[string]string{"export spin": "(func (param i32) (result i32))"}),
 	"badptr":      goodInterface(map[string]string{"export handle": sigHandle}),

@@ -39,10 +39,10 @@ type Runtime struct {
 	cache wazero.CompilationCache
 	rt    wazero.Runtime
 
-	mu       sync.Mutex
-	closed   bool
-	compiled []wazero.CompiledModule
-	stats    Stats
+	mu     sync.Mutex
+	closed bool
+	idle   chan struct{} // closed when stats.Live returns to 0
+	stats  Stats
 }
 
 // Stats is a snapshot of a Runtime's totals.
@@ -52,7 +52,8 @@ type Stats struct {
 	Modules int
 	Compile time.Duration
 	// Instances counts instances made (one per activation that reached
-	// instantiation), Live those not yet closed: 0 when no guest runs.
+	// instantiation); Live counts activations between their start and
+	// their instance's close: 0 when no guest runs.
 	Instances uint64
 	Live      int
 	// Failures counts activations that failed on the platform's side, by
@@ -90,7 +91,7 @@ func New(ctx context.Context, host *refhost.Host, cfg Config) (*Runtime, error) 
 		WithCompilationCache(cache)
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
 	// The host functions a GrantWASI module may import. Only those
-	// listed in grantedWASI pass registration; the rest of the module is
+	// wasiFunction lists pass registration; the rest of the module is
 	// never linked to anything.
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)
@@ -100,6 +101,31 @@ func New(ctx context.Context, host *refhost.Host, cfg Config) (*Runtime, error) 
 	return &Runtime{host: host, cfg: cfg, cache: cache, rt: rt}, nil
 }
 
+// opening counts an activation that may make an instance, unless the
+// Runtime is closed (false).
+func (r *Runtime) opening() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	if r.stats.Live == 0 {
+		r.idle = make(chan struct{})
+	}
+	r.stats.Live++
+	return true
+}
+
+// closing counts an activation ended, its instance closed.
+func (r *Runtime) closing() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stats.Live--
+	if r.stats.Live == 0 {
+		close(r.idle)
+	}
+}
+
 // Stats returns a snapshot.
 func (r *Runtime) Stats() Stats {
 	r.mu.Lock()
@@ -107,18 +133,30 @@ func (r *Runtime) Stats() Stats {
 	return r.stats
 }
 
-// Close closes every compiled module and the engine. Activations still
-// running are closed too (they end as platform failures). Later Register
-// calls return ErrClosed; functions already registered with the host end
-// as platform failures.
+// Close stops the Runtime: from its call, activations of its functions
+// end as platform failures (CauseInstantiate, wrapping ErrClosed) without
+// an instance, and Register returns ErrClosed. It then waits until no
+// instance is live, or until ctx is done (returning its error, the engine
+// left open: call Close again), and closes every compiled module and the
+// engine. An owner stops the trigger runtime and waits for the reference
+// host (refhost.Host.WaitIdle) first, so that nothing waits here.
 func (r *Runtime) Close(ctx context.Context) error {
 	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	first := !r.closed
+	r.closed = true
+	idle := r.idle
+	live := r.stats.Live
+	r.mu.Unlock()
+	if live > 0 {
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if !first {
 		return nil
 	}
-	r.closed = true
-	r.mu.Unlock()
 	err := r.rt.Close(ctx)
 	if cerr := r.cache.Close(ctx); err == nil {
 		err = cerr

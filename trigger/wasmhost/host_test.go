@@ -261,6 +261,7 @@ func TestHostileGuests(t *testing.T) {
 		is    error // also matched, when set
 	}{
 		{"trap", handleExport(), wasmhost.CauseTrap, nil},
+		{"recurse", handleExport(), wasmhost.CauseTrap, nil},
 		{"badptr", handleExport(), wasmhost.CauseLift, wasmhost.ErrLiftRefused},
 		{"hugestr", wasmhost.Export{Name: fxFunction, Params: []refhost.Type{refhost.String()}, Result: &[]refhost.Type{refhost.String()}[0]}, wasmhost.CauseLift, wasmhost.ErrLiftRefused},
 		{"badrealloc", handleExport(), wasmhost.CauseLower, wasmhost.ErrLowerRefused},

@@ -24,6 +24,12 @@ const (
 	MaxTables        = 16
 	MaxTableElements = 64 << 10
 
+	// MaxResultUnits bounds one lifted result: every value counts one unit and
+	// every byte of a string one more. A list's length is checked against the
+	// units left before its elements are allocated, so a guest never makes the
+	// host allocate more than this bound allows, whatever lengths it returns.
+	MaxResultUnits = 64 << 10
+
 	// MaxOutputBytes bounds what one activation's stdout and stderr keep
 	// together, when the Module grants output; the rest is counted and
 	// dropped.

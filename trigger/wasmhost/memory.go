@@ -1,10 +1,6 @@
 package wasmhost
 
-import (
-	"sync"
-
-	"github.com/tetratelabs/wazero/experimental"
-)
+import "github.com/tetratelabs/wazero/experimental"
 
 // ceiling is the memory allocator of one activation: it backs the
 // instance's linear memory with a Go slice that never grows past limit
@@ -20,8 +16,52 @@ import (
 // own goroutine: no guest code can write it any more.
 type ceiling struct {
 	limit uint64
-	pool  *sync.Pool // of *[]byte; nil: no reuse
+	pool  *bufferPool // nil: no reuse
 	mem   *linearMemory
+}
+
+// Bounds of the buffers a module keeps for its next instances: outside
+// the reference host's reservations, so a few and small.
+const (
+	// pooledBuffers is how many buffers of ended instances a module keeps.
+	pooledBuffers = 2
+	// maxPooledBytes is the largest buffer kept: a larger one is left to
+	// the garbage collector.
+	maxPooledBytes = 8 << 20
+)
+
+// bufferPool is a module's few buffers of ended instances: at most
+// pooledBuffers of at most maxPooledBytes each.
+type bufferPool struct {
+	free chan []byte
+}
+
+func newBufferPool() *bufferPool {
+	return &bufferPool{free: make(chan []byte, pooledBuffers)}
+}
+
+// get returns a kept buffer with a capacity of at least min and at most
+// max bytes, emptied, or nil.
+func (p *bufferPool) get(min, max uint64) []byte {
+	select {
+	case b := <-p.free:
+		if c := uint64(cap(b)); c >= min && c <= max {
+			return b[:0]
+		}
+	default:
+	}
+	return nil
+}
+
+// put keeps b if it is small enough and there is room.
+func (p *bufferPool) put(b []byte) {
+	if cap(b) > maxPooledBytes {
+		return
+	}
+	select {
+	case p.free <- b[:0]:
+	default:
+	}
 }
 
 // Allocate implements experimental.MemoryAllocator: the memory's own
@@ -36,9 +76,7 @@ func (c *ceiling) Allocate(capacity, max uint64) experimental.LinearMemory {
 	}
 	var buf []byte
 	if c.pool != nil {
-		if p, ok := c.pool.Get().(*[]byte); ok && uint64(cap(*p)) >= capacity && uint64(cap(*p)) <= limit {
-			buf = (*p)[:0]
-		}
+		buf = c.pool.get(capacity, limit)
 	}
 	if buf == nil {
 		buf = make([]byte, 0, capacity)
@@ -54,9 +92,9 @@ func (c *ceiling) recycle() {
 	if c.pool == nil || c.mem == nil || c.mem.buf == nil {
 		return
 	}
-	b := c.mem.buf[:0]
+	b := c.mem.buf
 	c.mem.buf = nil
-	c.pool.Put(&b)
+	c.pool.put(b)
 }
 
 // refused reports whether a growth past the ceiling was refused.
@@ -108,11 +146,9 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	return buf
 }
 
-// Free implements experimental.LinearMemory. It does nothing: wazero
-// calls it from the goroutine that closes the instance, which on a done
-// context is its watcher, while the guest may still be running on the
-// activation's goroutine until it reaches its next check. The buffer is
-// the garbage collector's to reclaim once neither holds it; it is never
-// pooled, since a buffer handed to another instance could still be
-// written by the closing one.
+// Free implements experimental.LinearMemory. It does nothing: wazero calls
+// it when the instance's resources are closed, which Runtime.Close may do
+// from another goroutine; the buffer is recycled by the activation itself
+// (ceiling.recycle), once no call into the instance runs, or left to the
+// garbage collector.
 func (m *linearMemory) Free() {}

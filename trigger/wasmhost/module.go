@@ -3,7 +3,6 @@ package wasmhost
 import (
 	"context"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -72,8 +71,6 @@ type exportDecl struct {
 	params   []refhost.Type
 	result   *refhost.Type
 	failures []string
-	cparams  int // core parameters
-	cresults int // core results
 }
 
 // compiled is a validated, compiled module: what every activation of its
@@ -94,7 +91,7 @@ type compiled struct {
 	config wazero.ModuleConfig
 	// memory holds buffers of instances that ended, for the next ones
 	// (ceiling).
-	memory sync.Pool
+	memory *bufferPool
 }
 
 // Register validates and compiles m once, then registers each of its
@@ -135,13 +132,13 @@ func (r *Runtime) Register(ctx context.Context, m Module) error {
 		r: r, mod: cm, service: m.Service, revision: m.Revision, contract: m.Contract,
 		pages: m.MemoryPages, grants: m.Grants,
 		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(noRandom{}),
+		memory: newBufferPool(),
 	}
 	if err := c.validate(bin, decls); err != nil {
 		_ = cm.Close(ctx)
 		return err
 	}
 	r.mu.Lock()
-	r.compiled = append(r.compiled, cm)
 	r.stats.Modules++
 	r.stats.Compile += took
 	r.mu.Unlock()
@@ -196,8 +193,6 @@ func (m *Module) check() ([]*exportDecl, error) {
 			d.result = &res
 			d.failures = failureCodes(&res)
 		}
-		cp, cr := coreSignature(d.params, d.result)
-		d.cparams, d.cresults = len(cp), len(cr)
 		decls = append(decls, d)
 	}
 	return decls, nil
@@ -241,13 +236,13 @@ func (c *compiled) validate(bin []byte, decls []*exportDecl) error {
 	}
 	for _, imp := range imps {
 		if imp.kind != importFunc || c.grants&GrantWASI == 0 || imp.module != moduleWASI || !wasiFunction(imp.name) {
-			return &RegisterError{Problem: ProblemImport, Name: imp.module + "." + imp.name}
+			return &RegisterError{Problem: ProblemImport, Name: boundedName(imp.module + "." + imp.name)}
 		}
 	}
 	for _, imp := range cm.ImportedFunctions() {
 		module, name, _ := imp.Import()
 		if !c.r.wasiTyped(name, imp) {
-			return &RegisterError{Problem: ProblemImport, Name: module + "." + name}
+			return &RegisterError{Problem: ProblemImport, Name: boundedName(module + "." + name)}
 		}
 	}
 	mem, ok := cm.ExportedMemories()[exportMemory]
