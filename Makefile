@@ -3,7 +3,8 @@
 #   make test    every test (unit, property, fuzz corpora, conformance against
 #                the pinned broker) with the race detector, plus gofmt, go vet
 #                and staticcheck
-#   make demo    the main job against a broker it starts itself
+#   make demo    the main job against a broker it starts itself, its
+#                functions WebAssembly guests built from tools/demo/guest
 #                (CLUSTER=3: on a three-node cluster, R3, tenants pinned)
 #   make conformance  the trigger conformance suite alone (pinned broker)
 #   make soak    the runtime under random faults for SOAK (default 2m), with
@@ -30,6 +31,7 @@ FUZZTIME  ?= 30s
 SOAK      ?= 2m
 CACHE     := $(CURDIR)/.cache
 BROKER    := $(CACHE)/nats-server-v2.14.6
+GUEST     := $(CACHE)/demo-guest.wasm
 export LATENT_NATS_SERVER := $(BROKER)
 
 # The newest 2.14.x and 2.15.x releases the Go module proxy served when
@@ -39,7 +41,7 @@ COMPAT_VERSIONS ?= 2.14.10 2.15.3
 COMPAT_RUN      ?= .
 SERVER_MODULE   := github.com/nats-io/nats-server/v2
 
-.PHONY: test lint unit conformance soak soak-cluster fuzz bench broker demo compat guests clean
+.PHONY: test lint unit conformance soak soak-cluster fuzz bench broker demo demo-build compat guests clean
 
 test: lint broker unit
 
@@ -84,16 +86,21 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-demo: broker
+# The demo's functions run as a WebAssembly guest: tools/demo/guest, built
+# by the Go toolchain as a WASI reactor and given to the demo with -guest.
+demo: broker demo-build
+	$(CACHE)/demo -guest $(GUEST) $(if $(CLUSTER),-cluster $(CLUSTER)) $(DEMOFLAGS)
+
+demo-build:
 	@mkdir -p $(CACHE)
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(GUEST) ./tools/demo/guest
 	$(GO) build -o $(CACHE)/demo ./tools/demo
-	$(CACHE)/demo $(if $(CLUSTER),-cluster $(CLUSTER)) $(DEMOFLAGS)
 
 # Each other version is built once with `go install module@version` (its
 # own go.mod, outside this module's pin) and renamed to
 # .cache/nats-server-v<version>; LATENT_NATS_SERVER_VERSION is the explicit
 # opt-in tools/broker requires to run a binary of another version.
-compat: broker
+compat: broker demo-build
 	@set -e; for v in $(COMPAT_VERSIONS); do \
 	  bin=$(CACHE)/nats-server-v$$v; \
 	  if [ ! -x $$bin ]; then \
@@ -103,7 +110,6 @@ compat: broker
 	    mv $(CACHE)/compat-v$$v/nats-server $$bin; \
 	  fi; \
 	done
-	$(GO) build -o $(CACHE)/demo ./tools/demo
 	@status=0; for v in 2.14.6 $(COMPAT_VERSIONS); do \
 	  echo "== nats-server v$$v: conformance (-run '$(COMPAT_RUN)')"; \
 	  LATENT_NATS_SERVER=$(CACHE)/nats-server-v$$v LATENT_NATS_SERVER_VERSION=$$v \
@@ -111,7 +117,7 @@ compat: broker
 	    && echo "== nats-server v$$v: conformance passed" \
 	    || { echo "== nats-server v$$v: conformance FAILED"; status=1; }; \
 	  echo "== nats-server v$$v: demo"; \
-	  LATENT_NATS_SERVER=$(CACHE)/nats-server-v$$v LATENT_NATS_SERVER_VERSION=$$v $(CACHE)/demo \
+	  LATENT_NATS_SERVER=$(CACHE)/nats-server-v$$v LATENT_NATS_SERVER_VERSION=$$v $(CACHE)/demo -guest $(GUEST) \
 	    && echo "== nats-server v$$v: demo passed" \
 	    || { echo "== nats-server v$$v: demo FAILED"; status=1; }; \
 	done; exit $$status

@@ -54,7 +54,7 @@ func TestModuleLayers(t *testing.T) {
 		"tools/broker":                {[]string{"acksubject", "conn", jwt, nkeys}, "runs the pinned broker with its operator and accounts; the name rules from their homes"},
 		"tools/broker/brokertest":     {[]string{"tools/broker", "tools/broker/clustertest"}, "the broker or cluster for one test, a cluster waited on until it places"},
 		"tools/broker/clustertest":    {[]string{"conn", "credential", "tools/broker"}, "a three-node cluster for tests, waited on through conn"},
-		"tools/broker/cmd/broker":     {[]string{"tools/broker"}, "the broker command"},
+		"tools/broker/cmd/broker":     {[]string{"tools/broker", "tools/provision", "tools/validate", "trigger"}, "the broker command; its runtime creds carry provision's grants for a configuration validate reads"},
 		"tools/faultproxy":            {nil, "a fault-injecting TCP proxy; its Dialer fits conn's without importing it"},
 		"tools/ledger":                {[]string{"trigger"}, "the delivery ledger over the runtime's reports"},
 		"tools/validate":              {[]string{"credential", "internal/jsonlex", "internal/jsontree", "trigger"}, "checks configurations and credential files"},

@@ -11,6 +11,8 @@ import (
 
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/trigger"
+	"github.com/latent-systems/latent-nats/trigger/refhost"
+	"github.com/latent-systems/latent-nats/trigger/wasmhost"
 )
 
 const (
@@ -24,12 +26,20 @@ const (
 	// broker and starting it.
 	setupTimeout = 3 * time.Minute
 	// stopTimeout bounds waiting for the reference host's functions to
-	// return after the runtime stopped.
+	// return after the runtime stopped, and closing the guests' engine.
 	stopTimeout = 5 * time.Second
 )
 
 // options configure one run of the demo.
 type options struct {
+	// Guest is the path of the guest module, tools/demo/guest built for
+	// GOOS=wasip1 (guestBuild); required.
+	Guest string
+	// GuestCache is the directory of the guest's compilation cache
+	// (wasmhost.Config.CacheDir); empty: in memory, compiled every run.
+	// The tests share one, since compiling takes seconds under the race
+	// detector.
+	GuestCache string
 	// Keep keeps the broker running after the run, until ctx is done.
 	Keep bool
 	// Deadline bounds the runtime phase: MinDeadline-MaxDeadline.
@@ -60,6 +70,11 @@ type options struct {
 // run. The broker is closed, and its directory removed, before demo
 // returns, whatever happened.
 func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err error) {
+	// The activations' lines come from the reference host's goroutines
+	// (and with Verbose the runtime's log from its own) while this one
+	// writes: everything goes through one lock, a line at a time.
+	lw := &lockedWriter{w: w}
+	w = lw
 	sc := newScenario()
 	tenants := tenantIDs(sc.Bindings)
 	fmt.Fprintf(w, "latent-nats demo: %s with %d tenants, %d bindings, %d events\n",
@@ -72,6 +87,26 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 			err = fmt.Errorf("%w: %w", errInterrupted, err)
 		}
 	}()
+
+	// The guest first: a missing or refused module stops the demo before
+	// anything is started.
+	bin, err := readGuest(opts.Guest)
+	if err != nil {
+		return sum, err
+	}
+	acts := newActivationLog(w, sc.Bindings)
+	host, rt, err := sc.newHost(ctx, bin, wasmhost.Config{OnActivation: acts.record, CacheDir: opts.GuestCache})
+	if err != nil {
+		return sum, err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+		defer cancel()
+		if cerr := rt.Close(cctx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	writeGuest(w, opts.Guest, len(bin), sc, rt.Stats())
 
 	var cfg trigger.Config
 	var mint minter
@@ -158,7 +193,7 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 		return sum, err
 	}
 
-	sum, err = runScenario(ctx, w, sc, cfg, users, pub, opts.Deadline, opts.Verbose)
+	sum, err = runScenario(ctx, lw, host, rt, acts, cfg, users, pub, opts.Deadline, opts.Verbose)
 	if err != nil {
 		return sum, err
 	}
@@ -168,9 +203,12 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 	writeTable(w, sum.Rows)
 	writeLastStep(w, cfg.Bindings, sum.Last, sum.HasLast)
 	writeBrokerView(w, sum.Consumers)
-	fmt.Fprintf(w, "reclaimed: pools %d bytes, %d requests, %d clients, %d connections; host %d slots, %d input bytes, %d running\n",
-		sum.Usage.Bytes, sum.Usage.Requests, sum.Usage.Clients, sum.Usage.Connections, sum.Host.Slots, sum.Host.InputBytes, sum.Host.Running)
-	verr := verify(sum, expectedRows(cfg.Bindings, sc.Events))
+	fmt.Fprintf(w, "guest: %d activations, %d in a fresh instance; %d ok results, %d of them counting one call\n",
+		sum.Guest.Activations, sum.Guest.Fresh, sum.Guest.Counted, sum.Guest.One)
+	fmt.Fprintf(w, "reclaimed: pools %d bytes, %d requests, %d clients, %d connections; host %d slots, %d input bytes, %d guest memory bytes, %d running; %d guest instances live\n",
+		sum.Usage.Bytes, sum.Usage.Requests, sum.Usage.Clients, sum.Usage.Connections,
+		sum.Host.Slots, sum.Host.InputBytes, sum.Host.MemoryBytes, sum.Host.Running, sum.GuestLive)
+	verr := verify(sum, expectedRows(cfg.Bindings, sc.Events), expectedActivations(cfg.Bindings, sc.Events))
 	var oe *outcomeError
 	if errors.As(verr, &oe) {
 		fmt.Fprintln(w, "result: NOT as expected")
@@ -178,7 +216,7 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 	} else {
-		fmt.Fprintln(w, "result: as expected (good events acked; declared failure and invalid payload termed; poison nacked max_deliver-1 times, then termed as exhausted; nothing uncertain)")
+		fmt.Fprintln(w, "result: as expected (good events acked; declared failure and invalid payload termed; poison nacked max_deliver-1 times, then termed as exhausted; nothing uncertain; every activation in a fresh instance)")
 	}
 
 	if opts.Keep {
@@ -191,22 +229,17 @@ func demo(ctx context.Context, w io.Writer, opts options) (sum summary, err erro
 }
 
 // runScenario installs the configuration, runs the runtime with the
-// reference host until the events settle or the deadline passes, and stops
-// and closes everything it made, returning the counts and what was left
-// held. With verbose, the runtime's log is written among the progress
+// reference host (its functions rt's guests, reported to acts) until the
+// events settle or the deadline passes, and stops and closes everything it
+// made, returning the counts and what was left held. Everything is written
+// through lw; with verbose, the runtime's log too, among the progress
 // lines.
-func runScenario(ctx context.Context, w io.Writer, sc scenario, cfg trigger.Config, users []tenantCreds, pub []published, limit time.Duration, verbose bool) (summary, error) {
+func runScenario(ctx context.Context, lw *lockedWriter, host *refhost.Host, rt *wasmhost.Runtime, acts *activationLog,
+	cfg trigger.Config, users []tenantCreds, pub []published, limit time.Duration, verbose bool) (summary, error) {
 	var sum summary
-	host, err := sc.newHost()
-	if err != nil {
-		return sum, err
-	}
+	var w io.Writer = lw
 	pc := trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()}
 	if verbose {
-		// The runtime logs on its own goroutine while this one writes
-		// progress lines: both go through one lock, a line at a time.
-		lw := &lockedWriter{w: w}
-		w = lw
 		pc.Logger = slog.New(slog.NewTextHandler(&logLines{lw}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	pools, err := trigger.NewPools(pc)
@@ -227,7 +260,8 @@ func runScenario(ctx context.Context, w io.Writer, sc scenario, cfg trigger.Conf
 
 	fmt.Fprintf(w, "running the runtime (Run, one goroutine, poll %v, NAK delay %v, max_deliver %d) until every event settles or %v pass:\n",
 		cfg.PollInterval(), time.Duration(nakDelayMS)*time.Millisecond, maxDeliver, limit)
-	fmt.Fprintln(w, "  (times are when each step started; a pull for a delivery still in its NAK delay is held by the broker up to its 100 ms expiry)")
+	fmt.Fprintln(w, "  (times are when each step started; a pull for a delivery still in its NAK delay is held by the broker up to its 100 ms expiry;")
+	fmt.Fprintln(w, "   an activation's line is written when its instance has closed, before its step's line)")
 	start := time.Now()
 	o := newObserver(w, start, cfg.Bindings, pub)
 	elapsed, runErr := runPhase(ctx, w, trig, host, o, limit)
@@ -249,10 +283,25 @@ func runScenario(ctx context.Context, w io.Writer, sc scenario, cfg trigger.Conf
 	sum.Last, sum.HasLast = mon.LastStep()
 	sum.Usage = pools.Usage()
 	sum.Host = host.Stats()
+	sum.Guest = acts.totals()
+	sum.GuestLive = rt.Stats().Live
 	if runErr != nil {
 		return sum, runErr
 	}
 	return sum, idleErr
+}
+
+// writeGuest describes the guest module at path (size bytes) and its
+// registration: which functions, under which bounds, and how long
+// compiling took.
+func writeGuest(w io.Writer, path string, size int, sc scenario, st wasmhost.Stats) {
+	fmt.Fprintf(w, "guest: %s (%d KiB, tools/demo/guest built for GOOS=wasip1), %d functions in %d modules compiled once in %v\n",
+		path, size>>10, len(sc.Functions), st.Modules, st.Compile.Round(time.Millisecond))
+	for _, f := range sc.Functions {
+		fmt.Fprintf(w, "  %s %s: func(%s) -> %s\n", f.Service, f.Name, strings.Join(f.Params, ", "), f.Result)
+	}
+	fmt.Fprintf(w, "  each activation in a fresh instance: at most %d pages (%d KiB) of memory, WASI without files or sockets\n",
+		guestMemoryPages, guestMemoryPages*wasmhost.PageSize>>10)
 }
 
 // writeUsers describes each tenant's runtime user: its permissions, exactly

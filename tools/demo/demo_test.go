@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -23,6 +26,42 @@ import (
 // testDeadline bounds the runtime phase in tests; the scenario settles in
 // well under a second.
 const testDeadline = 15 * time.Second
+
+// guestCache is the compilation cache every test's guests share
+// (options.GuestCache): the guest, which takes seconds to compile under the
+// race detector, is compiled once per test binary.
+var guestCache string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "demo-guest-cache")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	guestCache = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// buildGuest builds the demo's guest (./guest) as make demo does
+// (guestBuild), with the go command on PATH, which go test puts first: the
+// toolchain running this test. It returns the module's path, in a
+// directory of its own that the test removes.
+func buildGuest(t *testing.T) string {
+	t.Helper()
+	goBinary, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "demo-guest.wasm")
+	cmd := exec.Command(goBinary, "build", "-buildmode=c-shared", "-o", out, "./guest")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./guest: %v\n%s", err, msg)
+	}
+	return out
+}
 
 // assertNoPayload fails when out holds any event's payload: progress,
 // table and reports never carry one.
@@ -55,7 +94,7 @@ func TestDemo(t *testing.T) {
 	var out bytes.Buffer
 	goroutines := runtime.NumGoroutine()
 	start := time.Now()
-	sum, err := demo(t.Context(), &out, options{Deadline: testDeadline, Dir: dir, Verbose: true})
+	sum, err := demo(t.Context(), &out, options{Guest: buildGuest(t), GuestCache: guestCache, Deadline: testDeadline, Dir: dir, Verbose: true})
 	t.Logf("demo took %v", time.Since(start))
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
@@ -81,9 +120,18 @@ func TestDemo(t *testing.T) {
 	if sum.Usage != (trigger.Usage{}) {
 		t.Errorf("pools still hold %+v", sum.Usage)
 	}
-	if sum.Host.Slots != 0 || sum.Host.InputBytes != 0 || sum.Host.Running != 0 {
-		t.Errorf("host still holds %d slots, %d input bytes, %d running", sum.Host.Slots, sum.Host.InputBytes, sum.Host.Running)
+	if sum.Host.Slots != 0 || sum.Host.InputBytes != 0 || sum.Host.MemoryBytes != 0 || sum.Host.Running != 0 {
+		t.Errorf("host still holds %d slots, %d input bytes, %d guest memory bytes, %d running",
+			sum.Host.Slots, sum.Host.InputBytes, sum.Host.MemoryBytes, sum.Host.Running)
 	}
+	wantGuest := expectedActivations(sc.Bindings, sc.Events)
+	if diff := cmp.Diff(wantGuest, sum.Guest); diff != "" {
+		t.Errorf("guest activations (-want +got):\n%s", diff)
+	}
+	if sum.GuestLive != 0 {
+		t.Errorf("%d guest instances live after the demo", sum.GuestLive)
+	}
+	assertActivations(t, out.String(), wantGuest)
 	if !sum.HasLast || sum.Last.Epoch != 1 {
 		t.Errorf("last step %+v (present %v), want one of epoch 1", sum.Last, sum.HasLast)
 	}
@@ -95,6 +143,31 @@ func TestDemo(t *testing.T) {
 	assertNoPayload(t, out.String())
 	assertRemoved(t, dir)
 	assertLogged(t, out.String())
+}
+
+// assertActivations checks the activation lines: one per activation, each
+// in a fresh instance, and every ok result's call count 1.
+func assertActivations(t *testing.T, out string, want activationCounts) {
+	t.Helper()
+	var n, ok uint64
+	for l := range strings.Lines(out) {
+		if !strings.HasPrefix(l, "  activation ") {
+			continue
+		}
+		if !strings.Contains(l, " (fresh)") {
+			t.Errorf("activation line %q: want a fresh instance", l)
+		}
+		n++
+		if strings.Contains(l, "-> ok(") || strings.Contains(l, "guest call count") {
+			ok++
+			if !strings.Contains(l, "guest call count 1,") {
+				t.Errorf("activation line %q: want a guest call count of 1", l)
+			}
+		}
+	}
+	if n != want.Activations || ok != want.Counted {
+		t.Errorf("%d activation lines, %d with a call count; want %d and %d", n, ok, want.Activations, want.Counted)
+	}
 }
 
 // assertLogged checks the runtime's log that -v writes: the installation,
@@ -168,7 +241,7 @@ func TestDemoKeep(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	_, err := demo(ctx, &out, options{Keep: true, Deadline: testDeadline, Dir: dir, KeepReady: ready})
+	_, err := demo(ctx, &out, options{Guest: buildGuest(t), GuestCache: guestCache, Keep: true, Deadline: testDeadline, Dir: dir, KeepReady: ready})
 	if err != nil {
 		t.Fatalf("demo -keep: %v\n%s", err, out.String())
 	}
@@ -238,7 +311,7 @@ func TestDemoInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := demo(ctx, io.Discard, options{Deadline: testDeadline, Dir: dir})
+	_, err := demo(ctx, io.Discard, options{Guest: buildGuest(t), GuestCache: guestCache, Deadline: testDeadline, Dir: dir})
 	if !isInterrupt(err) {
 		t.Errorf("demo with a cancelled context: %v, want errInterrupted", err)
 	}
@@ -266,7 +339,7 @@ func TestDemoInterruptedWhileRunning(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	w := &cancelOn{marker: "running the runtime", cancel: cancel}
-	_, err := demo(ctx, w, options{Deadline: testDeadline, Dir: dir})
+	_, err := demo(ctx, w, options{Guest: buildGuest(t), GuestCache: guestCache, Deadline: testDeadline, Dir: dir})
 	if !isInterrupt(err) {
 		t.Errorf("demo interrupted while running: %v, want errInterrupted\n%s", err, w.buf.String())
 	}

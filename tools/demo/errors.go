@@ -26,10 +26,9 @@ var (
 	errUnexpected = errors.New("demo: outcomes differ from the expected ones")
 	// errInterrupted: a signal (or the caller's context) stopped the demo.
 	errInterrupted = errors.New("demo: interrupted")
-	// errLedgerUnavailable is the poison event's failure: not a declared
-	// application failure, so the reference host reports a platform
-	// failure, which the runtime retries while deliveries remain.
-	errLedgerUnavailable = errors.New("demo: ledger unavailable")
+	// errGuest: the guest module (-guest) could not be read; nothing was
+	// started.
+	errGuest = errors.New("demo: guest module unavailable")
 )
 
 // problem is one expectation the run did not meet: what (a binding's

@@ -67,12 +67,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: demo [-keep] [-deadline D] [-cluster N] [-v]")
+		fmt.Fprintln(stderr, "usage: demo -guest PATH [-keep] [-deadline D] [-cluster N] [-v]")
 		fmt.Fprintln(stderr, "Starts the pinned broker, provisions it, publishes events, runs the trigger runtime")
-		fmt.Fprintln(stderr, "with the reference host and checks every outcome; exit 0 only if all are as expected.")
+		fmt.Fprintln(stderr, "with the reference host, its functions WebAssembly guests, and checks every outcome;")
+		fmt.Fprintln(stderr, "exit 0 only if all are as expected.")
 		fs.PrintDefaults()
 	}
 	var opts options
+	fs.StringVar(&opts.Guest, "guest", "", "the guest module, tools/demo/guest built for WebAssembly (required; make demo builds it: "+guestBuild+")")
 	fs.BoolVar(&opts.Keep, "keep", false, "keep the broker running after the run and print how to reach it, until Ctrl-C")
 	fs.DurationVar(&opts.Deadline, "deadline", DefaultDeadline, fmt.Sprintf("bound of the runtime phase, %v to %v", MinDeadline, MaxDeadline))
 	fs.IntVar(&opts.Cluster, "cluster", 0, fmt.Sprintf("run on a cluster of N nodes (%d to %d; R3 streams and consumers on 3 or more), each tenant pinned to its own node; 0: one broker",
@@ -83,6 +85,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if opts.Guest == "" {
+		return opts, fmt.Errorf("%w: -guest PATH is required (make demo builds it; by hand: %s)", errUsage, guestBuild)
 	}
 	if opts.Cluster != 0 && (opts.Cluster < broker.MinClusterSize || opts.Cluster > broker.MaxClusterSize) {
 		return opts, fmt.Errorf("%w: -cluster %d outside %d to %d", errUsage, opts.Cluster, broker.MinClusterSize, broker.MaxClusterSize)

@@ -87,13 +87,20 @@ type summary struct {
 	// Host what the reference host held once idle.
 	Usage trigger.Usage
 	Host  refhost.Stats
+	// Guest is what the guest's activations showed; GuestLive the
+	// instances still open once the host was idle.
+	Guest     activationCounts
+	GuestLive int
 }
 
-// verify compares a run with the expected rows and returns an
-// *outcomeError listing every difference, or nil: each binding's counts
+// verify compares a run with the expected rows and activations and returns
+// an *outcomeError listing every difference, or nil: each binding's counts
 // exactly, every event settled, every consumer with nothing pending or
-// awaiting acknowledgement, and every pool and host reservation returned.
-func verify(s summary, want []row) error {
+// awaiting acknowledgement, every pool and host reservation returned, and
+// the guest's activations and ok results exactly as many as wantGuest
+// says, each activation in a fresh instance, each ok result counting one
+// call, no instance left open.
+func verify(s summary, want []row, wantGuest activationCounts) error {
 	var ps []problem
 	add := func(what string, want, got uint64) {
 		if want != got {
@@ -122,7 +129,15 @@ func verify(s summary, want []row) error {
 	add("pool connections", 0, uint64(s.Usage.Connections))
 	add("host admission slots", 0, uint64(s.Host.Slots))
 	add("host input bytes", 0, uint64(s.Host.InputBytes))
+	add("host guest memory bytes", 0, uint64(s.Host.MemoryBytes))
 	add("host functions running", 0, uint64(s.Host.Running))
+	// Freshness is checked against the run's own totals, so that a
+	// reused instance is named even when the totals are off too.
+	add("guest activations", wantGuest.Activations, s.Guest.Activations)
+	add("guest activations in a fresh instance", s.Guest.Activations, s.Guest.Fresh)
+	add("guest ok results", wantGuest.Counted, s.Guest.Counted)
+	add("guest ok results counting one call", s.Guest.Counted, s.Guest.One)
+	add("guest instances live", 0, uint64(s.GuestLive))
 	if len(ps) > 0 {
 		return &outcomeError{Problems: ps}
 	}

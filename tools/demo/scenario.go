@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
+	"github.com/latent-systems/latent-nats/trigger/wasmhost"
 )
 
 // The scenario's names. Two tenants share the one broker, each in its own
@@ -18,22 +20,40 @@ const (
 	revision       = "v1"
 	runtimeUser    = "trigger-runtime"
 
-	// poisonAccount is the account whose charge always fails with a
-	// retryable platform error, until the consumer's deliveries run out.
+	// poisonAccount is the account whose charge always traps in the
+	// guest (tools/demo/guest panics), a retryable platform failure, until
+	// the consumer's deliveries run out.
 	poisonAccount = 13
-	// outOfStockQty is the quantity above which an order fails with the
-	// declared application failure "out-of-stock".
+	// outOfStockQty is the quantity above which the guest's place fails
+	// with the declared application failure "out-of-stock".
 	outOfStockQty = 100
+)
+
+// The guest's bounds. The host reserves guestMemoryPages for every
+// activation before any network, so its guest memory is
+// hostAdmission times that.
+const (
+	// guestMemoryPages is the memory ceiling of one activation of the
+	// guest, in 64 KiB pages (8 MiB): the Go runtime of tools/demo/guest
+	// holds about 37 pages once initialised, and the demo's calls
+	// allocate little more.
+	guestMemoryPages = 128
+	// guestGrants: a Go guest (GOOS=wasip1) imports WASI; it gets the
+	// clocks, random bytes and discarded output, no file or socket.
+	guestGrants = wasmhost.GrantWASI
 )
 
 // The per-binding settings of the scenario, chosen to keep the run short:
 // a NAK delay at the profile's minimum, three deliveries, and an ack wait
-// just past its own minimum (operation timeout + 1 s).
+// just past its own minimum (operation timeout + 1 s). The root budget
+// covers a fresh instance of the Go guest: a few milliseconds to make, but
+// up to a few hundred under the race detector on a loaded machine (go test
+// -race ./...), where a budget of 500 ms was seen to run out.
 const (
 	pollIntervalMS     = 50
 	maxPayloadBytes    = 1024
-	operationTimeoutMS = 1000
-	rootBudgetMS       = 500
+	operationTimeoutMS = 2000
+	rootBudgetMS       = 1500
 	maxDeliver         = 3
 	ackWaitMS          = operationTimeoutMS + trigger.AckWaitMarginMS
 	nakDelayMS         = trigger.MinNakDelayMS
@@ -53,9 +73,9 @@ const (
 	// kindInvalid: the payload is not the function's argument array;
 	// +TERM.
 	kindInvalid
-	// kindPoison: the function fails with a retryable platform error on
-	// every delivery; delayed -NAK until the last delivery, then +TERM
-	// reported as exhausted.
+	// kindPoison: the function fails with a retryable platform failure (a
+	// trap) on every delivery; delayed -NAK until the last delivery, then
+	// +TERM reported as exhausted.
 	kindPoison
 )
 
@@ -86,12 +106,25 @@ type event struct {
 	Payload string
 }
 
+// function is one function of the demo's guest (tools/demo/guest), which
+// implements it, as the scenario registers it: its service and contract
+// (under revision), its WIT name, and its parameter and result types in
+// the syntax of refhost.ParseType. The types are written here and nowhere
+// else in the demo.
+type function struct {
+	Service  string
+	Contract string
+	Name     string
+	Params   []string
+	Result   string
+}
+
 // scenario is everything the demo sets up: the configuration (without
 // destinations, which come from the broker), the functions behind its
 // bindings and the events it publishes.
 type scenario struct {
 	Bindings  []trigger.Binding
-	Functions []refhost.Function
+	Functions []function
 	Events    []event
 }
 
@@ -120,34 +153,13 @@ func newScenario() scenario {
 		bind("orders-cancel", tenantShop, "svc:orders", "orders", ordersContract, "cancel", "ORDERS", "cancel", "orders.cancel"),
 		bind("payments-charge", tenantPayments, "svc:payments", "payments", paymentsContract, "charge", "PAYMENTS", "charge", "payments.charge"),
 	}
-	charge, _ := refhost.ParseType("record{account: u64, amount: u32, currency: enum{eur, usd}}")
-	functions := []refhost.Function{
-		{
-			Service: "orders", Revision: revision, Contract: ordersContract, Name: "place",
-			Params:   []refhost.Type{refhost.String(), refhost.U32()},
-			Failures: []string{"out-of-stock"},
-			Func: func(_ context.Context, c refhost.Call) error {
-				if c.Args[1].(uint32) > outOfStockQty {
-					return &refhost.ApplicationError{Code: "out-of-stock"}
-				}
-				return nil
-			},
-		},
-		{
-			Service: "orders", Revision: revision, Contract: ordersContract, Name: "cancel",
-			Params: []refhost.Type{refhost.String()},
-			Func:   func(context.Context, refhost.Call) error { return nil },
-		},
-		{
-			Service: "payments", Revision: revision, Contract: paymentsContract, Name: "charge",
-			Params: []refhost.Type{charge},
-			Func: func(_ context.Context, c refhost.Call) error {
-				if c.Args[0].(map[string]any)["account"].(uint64) == poisonAccount {
-					return errLedgerUnavailable
-				}
-				return nil
-			},
-		},
+	functions := []function{
+		{Service: "orders", Contract: ordersContract, Name: "place",
+			Params: []string{"string", "u32"}, Result: "result<u32, enum{out-of-stock}>"},
+		{Service: "orders", Contract: ordersContract, Name: "cancel",
+			Params: []string{"string"}, Result: "u32"},
+		{Service: "payments", Contract: paymentsContract, Name: "charge",
+			Params: []string{"record{account: u64, amount: u32, currency: enum{eur, usd}}"}, Result: "result<u32, enum{declined}>"},
 	}
 	events := []event{
 		{0, kindGood, `["A-1", 2]`},
@@ -217,34 +229,121 @@ func (s scenario) services() []string {
 	return out
 }
 
-// newHost returns the reference host with the scenario's functions
-// registered, published and routed.
-func (s scenario) newHost() (*refhost.Host, error) {
-	h, err := refhost.New(refhost.Config{MaxActivations: hostAdmission, MaxInputBytes: hostAdmission * maxPayloadBytes})
-	if err != nil {
-		return nil, err
-	}
+// modules returns the scenario's functions as WebAssembly modules of
+// binary, the guest: one per service and contract, in order of first
+// appearance, each exporting that service's functions under revision. Every
+// type is parsed here; a malformed one is an error.
+func (s scenario) modules(binary []byte) ([]wasmhost.Module, error) {
+	type key struct{ service, contract string }
+	var out []wasmhost.Module
+	index := make(map[key]int, len(s.Functions))
 	for _, f := range s.Functions {
-		if err := h.Register(f); err != nil {
-			return nil, err
+		e := wasmhost.Export{Name: f.Name, Params: make([]refhost.Type, len(f.Params))}
+		for i, p := range f.Params {
+			t, err := refhost.ParseType(p)
+			if err != nil {
+				return nil, fmt.Errorf("function %s, parameter %d: %w", f.Name, i, err)
+			}
+			e.Params[i] = t
+		}
+		if f.Result != "" {
+			t, err := refhost.ParseType(f.Result)
+			if err != nil {
+				return nil, fmt.Errorf("function %s, result: %w", f.Name, err)
+			}
+			e.Result = &t
+		}
+		k := key{f.Service, f.Contract}
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, wasmhost.Module{
+				Service: f.Service, Revision: revision, Contract: f.Contract, Binary: binary,
+				MemoryPages: guestMemoryPages, Grants: guestGrants,
+			})
+		}
+		out[i].Functions = append(out[i].Functions, e)
+	}
+	return out, nil
+}
+
+// newHost returns the reference host with the scenario's functions
+// registered as WebAssembly guests of binary (tools/demo/guest, compiled
+// once per module here), published and routed, and the wasmhost Runtime
+// (configured by wc: its OnActivation sees every activation, each in a
+// fresh instance) that runs them. Close the Runtime once the host is idle.
+func (s scenario) newHost(ctx context.Context, binary []byte, wc wasmhost.Config) (*refhost.Host, *wasmhost.Runtime, error) {
+	mods, err := s.modules(binary)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := refhost.New(refhost.Config{
+		MaxActivations: hostAdmission,
+		MaxInputBytes:  hostAdmission * maxPayloadBytes,
+		MaxMemoryBytes: hostAdmission * guestMemoryPages * wasmhost.PageSize,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	rt, err := wasmhost.New(ctx, h, wc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.install(ctx, h, rt, mods); err != nil {
+		_ = rt.Close(context.WithoutCancel(ctx))
+		return nil, nil, err
+	}
+	return h, rt, nil
+}
+
+// install registers mods with rt, then publishes and routes the
+// scenario's functions on h.
+func (s scenario) install(ctx context.Context, h *refhost.Host, rt *wasmhost.Runtime, mods []wasmhost.Module) error {
+	for _, m := range mods {
+		if err := rt.Register(ctx, m); err != nil {
+			return err
 		}
 	}
 	for _, k := range s.publications() {
 		if err := h.Publish(k); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, svc := range s.services() {
 		if _, err := h.SetRoute(svc, "", revision); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return h, nil
+	return nil
 }
 
 // hostAdmission is the reference host's admission: the runtime holds at
 // most one reservation at a time, so two slots leave room to spare.
 const hostAdmission = 2
+
+// expectedActivations returns what the guest's activations must add up
+// to: one per good event and declared failure and maxDeliver per poison
+// event (an invalid payload never reaches the guest), each in a fresh
+// instance; and one ok result per good event, each counting one call (the
+// guest's counter, in an instance that served no call before).
+func expectedActivations(bindings []trigger.Binding, events []event) activationCounts {
+	var c activationCounts
+	for _, e := range events {
+		switch e.Kind {
+		case kindGood:
+			c.Activations++
+			c.Counted++
+		case kindDeclared:
+			c.Activations++
+		case kindInvalid:
+		case kindPoison:
+			c.Activations += uint64(bindings[e.Binding].MaxDeliver)
+		}
+	}
+	c.Fresh, c.One = c.Activations, c.Counted
+	return c
+}
 
 // expectedRows returns the table the scenario must end with: per binding,
 // one delivery and one +ACK per good event, one delivery and one +TERM per

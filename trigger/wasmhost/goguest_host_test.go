@@ -13,7 +13,7 @@ import (
 	"github.com/latent-systems/latent-nats/trigger/wasmhost"
 )
 
-// goModule is testdata/goguest as the demo's shop: place, cancel and
+// goModule is tools/demo/guest as the demo's shop: place, cancel and
 // charge, under contract "shop-v1" of service "shop".
 func goModule(t *testing.T, pages uint32, grants wasmhost.Grant) wasmhost.Module {
 	t.Helper()

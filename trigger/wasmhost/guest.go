@@ -116,6 +116,12 @@ func (a *activation) run(ctx context.Context, args []any) error {
 	start = time.Now()
 	err = a.invoke(ctx, args)
 	a.call = time.Since(start)
+	if cerr := ctx.Err(); cerr != nil {
+		// Whatever the guest returned, it returned after its deadline or
+		// the owner's stop: a host call cut short by the context (a
+		// sleep) can let it finish before the engine's next check.
+		return &GuestError{Cause: CauseInterrupted, Err: cerr}
+	}
 	return err
 }
 

@@ -631,7 +631,7 @@ func TestGuestHostileSmoke(t *testing.T) {
 	}
 }
 
-// goGuest builds testdata/goguest once for the test binary's life.
+// goGuest builds tools/demo/guest once for the test binary's life.
 var goGuest = sync.OnceValues(func() ([]byte, error) {
 	goBinary, err := exec.LookPath("go")
 	if err != nil {
@@ -646,12 +646,12 @@ var goGuest = sync.OnceValues(func() ([]byte, error) {
 	cmd := exec.Command(goBinary, "build", "-buildmode=c-shared", "-o", out, "../../tools/demo/guest")
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build testdata/goguest: %w\n%s", err, msg)
+		return nil, fmt.Errorf("go build tools/demo/guest: %w\n%s", err, msg)
 	}
 	return os.ReadFile(out)
 })
 
-// buildGoGuest returns testdata/goguest built as a WASI reactor
+// buildGoGuest returns tools/demo/guest built as a WASI reactor
 // (GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared) by the go command
 // on PATH, which go test puts first: the toolchain running this test.
 func buildGoGuest(t testing.TB) []byte {

@@ -1,5 +1,5 @@
 ;; handler.wat: the well-behaved guest of the wasmhost conformance suite;
-;; testdata/goguest does the same in Go.
+;; tools/demo/guest does the same in Go.
 ;;
 ;; WIT:
 ;;   handle: func(arg: string) -> result<_, enum { rejected }>
