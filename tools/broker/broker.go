@@ -106,7 +106,9 @@ func (b *Broker) prepare() error {
 }
 
 // launch writes the configuration for port (-1: any free port), starts the
-// process and waits for it. The caller holds b.life or owns b exclusively.
+// process and waits for it; a port the server chose is then written into
+// the configuration in place of -1 (and so is a cluster node's monitor
+// port). The caller holds b.life or owns b exclusively.
 //
 // A cluster node also listens for routes on its fixed port and serves its
 // HTTP monitor (on a free port the first time, the same one afterwards);
@@ -142,6 +144,16 @@ func (b *Broker) launch(ctx context.Context, port int) error {
 			return ErrNotReady
 		}
 	}
+	if port < 0 {
+		// The ports the server chose, written into its configuration, so
+		// that the same file (a restart by hand included) listens on them
+		// again.
+		in.port, in.monitorPort = int(addr.Port()), int(monitor.Port())
+		if err := os.WriteFile(filepath.Join(b.dir, configFile), renderConfig(in), 0o600); err != nil {
+			p.kill()
+			return fmt.Errorf("broker: writing configuration: %w", err)
+		}
+	}
 	b.mu.Lock()
 	b.proc, b.addr, b.monitor = p, addr, monitor
 	b.mu.Unlock()
@@ -153,6 +165,29 @@ func (b *Broker) setProc(p *process) {
 	b.mu.Lock()
 	b.proc = p
 	b.mu.Unlock()
+}
+
+// Wait blocks until the server process running now exits or ctx ends. A
+// process that exited, whoever ended it (a crash, a signal from outside,
+// Stop, Kill, LameDuck or Close), is an error matching [ErrServerExited]
+// with its exit status; the end of ctx is ctx's error; a broker not running
+// is [ErrNotRunning]. After Restart, Wait watches the new process.
+func (b *Broker) Wait(ctx context.Context) error {
+	b.mu.Lock()
+	p := b.proc
+	b.mu.Unlock()
+	if p == nil {
+		return ErrNotRunning
+	}
+	select {
+	case <-p.done:
+		if p.err == nil {
+			return ErrServerExited // exit status 0
+		}
+		return fmt.Errorf("%w: %w", ErrServerExited, p.err)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Addr returns the client listener's address, 127.0.0.1 and the port
@@ -207,6 +242,16 @@ func (b *Broker) CAPEM() []byte { return append([]byte(nil), b.pki.caPEM...) }
 
 // CAFile returns the path of the CA certificate in PEM (inside Dir).
 func (b *Broker) CAFile() string { return filepath.Join(b.dir, caFile) }
+
+// ConfigFile returns the path of the server's configuration (inside Dir).
+// Once the broker is ready it names the port the server listens on (and a
+// cluster node's route and monitor ports), so `nats-server -c` with it
+// starts the server again on the same port, with the same store and
+// accounts.
+func (b *Broker) ConfigFile() string { return filepath.Join(b.dir, configFile) }
+
+// Binary returns the path of the nats-server binary the broker runs.
+func (b *Broker) Binary() string { return b.bin }
 
 // Dir returns the broker's directory; Close removes it.
 func (b *Broker) Dir() string { return b.dir }

@@ -26,9 +26,13 @@
 // Lifecycle: [Start] returns once the server logged that it is ready;
 // [Broker.Stop] shuts it down gracefully, [Broker.Kill] kills it (a crash),
 // [Broker.Restart] starts it again on the same port with the same store, and
-// [Broker.Close] stops it and removes every file. On Linux the child gets
-// SIGKILL when the process that started it dies, so a killed test binary
-// leaves no broker behind.
+// [Broker.Close] stops it and removes every file. Once the server chose
+// its port, the configuration ([Broker.ConfigFile]) names it, so the
+// server started again with that file, by Restart or by hand, listens on
+// the same port. [Broker.Wait] returns when the server process exits,
+// whoever ended it ([ErrServerExited]). On Linux the child gets SIGKILL
+// when the process that started it dies, so a killed test binary leaves no
+// broker behind.
 //
 // Faults, for scenarios that need the real process to misbehave:
 //
@@ -88,5 +92,7 @@
 //	go run ./tools/broker/cmd/broker -cluster 3
 //
 // prints the address (each node's with -cluster), server name, CA file and
-// credential files, and keeps the broker until Ctrl-C.
+// credential files, and keeps the broker until Ctrl-C, or until a server
+// exits on its own (exit status 1, every file kept). With -runtime-creds
+// it also writes the trigger runtime's credentials of a configuration.
 package broker

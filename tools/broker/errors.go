@@ -23,6 +23,9 @@ var (
 	ErrPauseTimeout = errors.New("broker: server not stopped within the pause wait")
 	// ErrExited is returned when the server process ended before it was ready.
 	ErrExited = errors.New("broker: server exited before it was ready")
+	// ErrServerExited is returned by [Broker.Wait] when the server process
+	// exited; the error carries its exit status.
+	ErrServerExited = errors.New("broker: server process exited")
 	// ErrNotReady is returned when the server's log never announced the
 	// client listener before it announced readiness.
 	ErrNotReady = errors.New("broker: server ready without a client listener")

@@ -555,3 +555,75 @@ func TestRunArguments(t *testing.T) {
 		})
 	}
 }
+
+// TestAssertWithRuntimeCredentials pins issue 20: -assert with the trigger
+// runtime's own credentials failed at connect, because provision
+// subscribed the default inbox "_INBOX.>" and the runtime's user may
+// subscribe only its tenant's "_INBOX.<tenant>.>". It now gets past the
+// handshake to the stream, which that user may not read (by design), and
+// each permission violation carries the sentinel of its row in
+// docs/TROUBLESHOOTING.md.
+func TestAssertWithRuntimeCredentials(t *testing.T) {
+	b := brokertest.Start(t, broker.Options{Tenants: []string{"acme"}})
+	cfg := config(t, b, binding("b0", "acme", "RUNTIME", "c0", "acme.runtime"))
+	if rep := runProvision(t, cfg, adminCreds(t, b, cfg), DefaultOptions()); !rep.OK() {
+		t.Fatalf("provisioning: %v", resultErrors(rep))
+	}
+	ps, err := DerivePermissions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ps[0].Permissions
+	admin, err := b.Admin("acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime, err := b.User("acme", broker.UserSpec{Name: "runtime", PubAllow: p.Publish, SubAllow: p.Subscribe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The grants of another tenant's runtime user: neither inbox is its.
+	other, err := b.User("acme", broker.UserSpec{Name: "other", PubAllow: p.Publish, SubAllow: []string{trigger.InboxPrefix("globex") + ".>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assert := DefaultOptions()
+	assert.Mode = ModeAssert
+	stream := outcome{"acme", "stream", "RUNTIME", "", "", "", 0, 0}
+	consumer := outcome{"acme", "consumer", "RUNTIME", "c0", "b0", "", 0, 0}
+	tenant := outcome{Tenant: "acme", Resource: "tenant", Action: "failed"}
+	with := func(o outcome, action string) outcome { o.Action = action; return o }
+	tests := []struct {
+		name     string
+		user     broker.Creds
+		opts     Options
+		want     []outcome
+		wantErrs []error
+	}{
+		{"admin asserts", admin, assert,
+			[]outcome{with(stream, "asserted"), with(consumer, "asserted")}, []error{nil, nil}},
+		{"runtime asserts past the handshake", runtime, assert,
+			[]outcome{with(stream, "failed"), with(consumer, "skipped")}, []error{ErrRequestDenied, ErrSkipped}},
+		{"runtime cannot create: the default inbox is not its", runtime, DefaultOptions(),
+			[]outcome{tenant, with(stream, "skipped"), with(consumer, "skipped")}, []error{ErrInboxDenied, ErrSkipped, ErrSkipped}},
+		{"neither inbox granted", other, assert,
+			[]outcome{tenant, with(stream, "skipped"), with(consumer, "skipped")}, []error{ErrInboxDenied, ErrSkipped, ErrSkipped}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tn := cfg.Tenants[0]
+			creds := []trigger.Credential{{Tenant: tn.ID, ProviderID: tn.ProviderID, Destination: tn.Destination, Secret: secretOf(t, tc.user)}}
+			rep := runProvision(t, cfg, creds, tc.opts)
+			if diff := cmp.Diff(tc.want, outcomes(rep)); diff != "" {
+				t.Errorf("results (-want +got):\n%s", diff)
+			}
+			var gotErrs []error
+			for _, r := range rep.Results {
+				gotErrs = append(gotErrs, r.Err)
+			}
+			if diff := cmp.Diff(tc.wantErrs, gotErrs, cmpopts.EquateErrors()); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

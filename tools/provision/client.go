@@ -120,7 +120,7 @@ func (c *Client) requestWithin(ctx context.Context, timeout time.Duration, subje
 	defer cancel()
 	r, err := c.conn.Request(rctx, subject, nil, payload)
 	if err != nil {
-		return err
+		return denied(err, subject)
 	}
 	return decode(r)
 }

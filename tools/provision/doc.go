@@ -67,6 +67,14 @@
 // consumers alike. ModeAssert creates nothing. No consumer is created on
 // a stream that differs.
 //
+// Run connects with conn's default inbox prefix ("_INBOX"). In ModeAssert
+// a connection whose inbox subscription the broker refuses is dialled once
+// more with the tenant's private prefix trigger.InboxPrefix(tenant), the
+// only one the trigger runtime's user may subscribe: the runtime's own
+// credentials get past the handshake, and are then refused stream info
+// (ErrRequestDenied), by design. A refused inbox is ErrInboxDenied; both
+// errors name the row of docs/TROUBLESHOOTING.md that explains them.
+//
 // The JetStream API subjects are those of nats-server 2.14.6:
 // $JS.API.STREAM.INFO.<stream>, $JS.API.STREAM.CREATE.<stream>,
 // $JS.API.CONSUMER.INFO.<stream>.<consumer> (through pull, and again for

@@ -324,7 +324,8 @@ func (c *Client) inspect(ctx context.Context, pc *pull.Consumer) error {
 	ictx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	_, err := pc.Inspect(ictx, c.conn)
-	return err
+	b := pc.Binding()
+	return denied(err, consumerInfoPrefix+b.Stream+"."+b.Consumer)
 }
 
 // mismatch records the consumer's differences on res.

@@ -2,7 +2,10 @@ package provision
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
+
+	"github.com/latent-systems/latent-nats/conn"
 )
 
 // Sentinels. Match them with errors.Is. No message carries broker text,
@@ -42,7 +45,38 @@ var (
 	// ErrSkipped reports a resource not attempted because its tenant could
 	// not be reached or its stream could not be had.
 	ErrSkipped = errors.New("provision: not attempted")
+	// ErrInboxDenied reports a connection the broker refused at the connect
+	// step with a permission violation: the user may not subscribe the
+	// connection's inbox (its prefix is named after the sentinel's text).
+	// The error also matches the *conn.HandshakeError and *conn.ServerError.
+	ErrInboxDenied = errors.New("provision: permission violation at connect: the user may not subscribe the inbox")
+	// ErrRequestDenied reports a request the broker refused with a
+	// permission violation: the user may not publish to that subject (named
+	// after the sentinel's text). The trigger runtime's own user may not
+	// read or create streams, by design: with its credentials, -assert ends
+	// here, past the handshake. The error also matches the
+	// *conn.ServerError.
+	ErrRequestDenied = errors.New("provision: permission violation: the user may not publish to")
 )
+
+// troubleshooting is the row of the documentation that explains
+// ErrInboxDenied and ErrRequestDenied.
+const troubleshooting = "(see docs/TROUBLESHOOTING.md#provisioning)"
+
+// denied returns err wrapped with ErrRequestDenied when it is the broker's
+// permission violation of a request to subject, else err.
+func denied(err error, subject string) error {
+	if isPermission(err) {
+		return fmt.Errorf("%w %q %s: %w", ErrRequestDenied, subject, troubleshooting, err)
+	}
+	return err
+}
+
+// isPermission reports whether err is the broker's permission violation.
+func isPermission(err error) bool {
+	var se *conn.ServerError
+	return errors.As(err, &se) && se.Kind == conn.KindPermission
+}
 
 // JetStream API error codes (err_code) this package names. Their
 // descriptions are this package's own words, not the broker's text.

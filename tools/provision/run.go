@@ -2,10 +2,12 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -150,11 +152,7 @@ func provisionTenant(ctx context.Context, cfg trigger.Config, t trigger.Tenant, 
 		}
 		return out
 	}
-	ccfg, err := ConnConfig(t.Destination, cred.Secret)
-	if err != nil {
-		return skipAll(err)
-	}
-	c, err := Dial(ctx, ccfg, opts.Timeout)
+	c, err := dialTenant(ctx, t, cred, opts)
 	if err != nil {
 		return skipAll(err)
 	}
@@ -174,6 +172,41 @@ func provisionTenant(ctx context.Context, cfg trigger.Config, t trigger.Tenant, 
 		}
 	}
 	return out
+}
+
+// dialTenant connects to the tenant's destination with its credential and
+// the default inbox prefix (conn.DefaultInboxPrefix). In ModeAssert a
+// connection refused for its inbox is dialled once more with the tenant's
+// private inbox prefix, trigger.InboxPrefix(tenant), the only inbox the
+// trigger runtime's own user may subscribe: -assert with the runtime's
+// credentials gets past the handshake, while a management user's replies
+// stay out of the runtime's inbox. A refused inbox is ErrInboxDenied,
+// naming the last prefix tried.
+func dialTenant(ctx context.Context, t trigger.Tenant, cred trigger.Credential, opts Options) (*Client, error) {
+	ccfg, err := ConnConfig(t.Destination, cred.Secret)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Dial(ctx, ccfg, opts.Timeout)
+	if err != nil && inboxDenied(err) && opts.Mode == ModeAssert {
+		ccfg.InboxPrefix = trigger.InboxPrefix(t.ID)
+		c, err = Dial(ctx, ccfg, opts.Timeout)
+	}
+	if err != nil && inboxDenied(err) {
+		prefix := ccfg.InboxPrefix
+		if prefix == "" {
+			prefix = conn.DefaultInboxPrefix
+		}
+		return nil, fmt.Errorf("%w %q %s: %w", ErrInboxDenied, prefix+".>", troubleshooting, err)
+	}
+	return c, err
+}
+
+// inboxDenied reports whether err is a permission violation at the
+// connect step, where the only subscription is the inbox's.
+func inboxDenied(err error) bool {
+	var he *conn.HandshakeError
+	return errors.As(err, &he) && he.Step == conn.StepConnect && isPermission(err)
 }
 
 // skippedConsumers returns ActionSkipped results for a stream's consumers.

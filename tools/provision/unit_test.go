@@ -2,9 +2,12 @@ package provision
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -740,5 +743,52 @@ func TestCreateTimeout(t *testing.T) {
 		if got := c.createTimeout(tc.replicas); got != tc.want {
 			t.Errorf("timeout %v, %d replicas: %v, want %v", tc.timeout, tc.replicas, got, tc.want)
 		}
+	}
+}
+
+// TestPermissionErrors: a permission violation at connect or on a request
+// keeps the broker's kind and gains the sentinel whose row
+// docs/TROUBLESHOOTING.md#provisioning explains; other errors pass as they
+// are.
+func TestPermissionErrors(t *testing.T) {
+	perm := &conn.ServerError{Kind: conn.KindPermission}
+	atConnect := &conn.HandshakeError{Step: conn.StepConnect, Err: perm}
+	other := &conn.ServerError{Kind: conn.KindAuthorization}
+	tests := []struct {
+		name        string
+		err         error
+		wantDenied  bool
+		wantAtInbox bool
+	}{
+		{"permission on a request", perm, true, false},
+		{"permission at connect", atConnect, true, true},
+		{"permission at info", &conn.HandshakeError{Step: conn.StepInfo, Err: perm}, true, false},
+		{"authorization at connect", &conn.HandshakeError{Step: conn.StepConnect, Err: other}, false, false},
+		{"deadline", context.DeadlineExceeded, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := denied(tc.err, "$JS.API.STREAM.INFO.S")
+			got := []bool{errors.Is(err, ErrRequestDenied), errors.Is(err, tc.err), inboxDenied(tc.err)}
+			if diff := cmp.Diff([]bool{tc.wantDenied, true, tc.wantAtInbox}, got); diff != "" {
+				t.Errorf("[ErrRequestDenied, cause kept, inbox denied] (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTroubleshootingRow: the page and heading the permission errors point
+// at exist.
+func TestTroubleshootingRow(t *testing.T) {
+	page, heading, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(troubleshooting, "(see "), ")"), "#")
+	if !ok {
+		t.Fatalf("troubleshooting = %q, want a page and an anchor", troubleshooting)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(doc, []byte("\n## "+strings.ToUpper(heading[:1])+heading[1:]+"\n")) {
+		t.Errorf("%s has no heading for #%s", page, heading)
 	}
 }

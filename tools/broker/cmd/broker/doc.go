@@ -1,8 +1,9 @@
 // Command broker starts the pinned nats-server for exploring by hand: a
 // handshake-first TLS listener on 127.0.0.1, an operator with one account
 // per tenant, and credential files for each tenant's admin user and the
-// system account. It prints how to reach it and keeps it until Ctrl-C, then
-// removes every file it wrote.
+// system account (and, on request, the trigger runtime's users). It prints
+// how to reach it and keeps it until Ctrl-C, then removes every file it
+// wrote.
 //
 //	go run ./tools/broker/cmd/broker -tenants demo,other -handshake first
 //	go run ./tools/broker/cmd/broker -sync always -lame-duck-grace 1s
@@ -16,4 +17,19 @@
 // -sync sets JetStream's sync_interval ("always" or a duration) and
 // -lame-duck-grace the grace period of lame duck mode, which
 // `kill -USR2 <pid>` starts (see broker.Options).
+//
+// If a server process exits on its own, the command says so with the end
+// of its log, stops the other nodes, keeps every file and exits with
+// status 1, printing the `nats-server -c <dir>/nats.conf` that starts each
+// server again on its port (the configuration names it) with the same
+// store and accounts.
+//
+//	go run ./tools/broker/cmd/broker -tenants acme -runtime-creds trigger.json -out creds
+//
+// -runtime-creds writes the trigger runtime's credentials of a
+// configuration (read as provision reads it): per tenant a user of the
+// tenant's account with exactly provision.DerivePermissions' grants, as
+// <tenant>-runtime.creds (mode 0600) in -out (default the broker's
+// directory), at start and again at each SIGHUP to the command; a tenant
+// whose destination is not this broker gets a warning.
 package main

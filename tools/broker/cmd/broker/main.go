@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,51 +25,181 @@ func main() {
 	}
 }
 
-// startTimeout bounds building (about 30 s cold) and starting the broker.
-const startTimeout = 3 * time.Minute
+// Bounds of the command's waits.
+const (
+	// startTimeout bounds building (about 30 s cold) and starting the
+	// broker.
+	startTimeout = 3 * time.Minute
+	// stopTimeout bounds stopping the nodes a cluster keeps running when
+	// another node's server exited.
+	stopTimeout = broker.StopGrace
+	// logTailLines is how many of the server log's last lines are printed
+	// when the server exited.
+	logTailLines = 20
+)
+
+// command is what the command line asks for.
+type command struct {
+	opts broker.Options
+	// nodes is the cluster size, 0 for one broker.
+	nodes int
+	// runtime names the configuration whose runtime credentials to write,
+	// and where; its config is empty when none is asked for.
+	runtime runtimeCreds
+}
 
 func run(args []string, stdout, stderr io.Writer) error {
-	opts, nodes, err := parseOptions(args, stderr)
+	cmd, err := parseOptions(args, stderr)
 	if err != nil {
 		return err
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	hup := make(chan os.Signal, 1)
+	if cmd.runtime.config != "" {
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+	}
 	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	if nodes > 0 {
-		c, err := broker.StartCluster(startCtx, opts, nodes)
+	if cmd.nodes > 0 {
+		c, err := broker.StartCluster(startCtx, cmd.opts, cmd.nodes)
 		if err != nil {
 			return err
 		}
-		defer c.Close()
 		if err := describeCluster(startCtx, stdout, c); err != nil {
+			_ = c.Close()
 			return err
 		}
-		<-ctx.Done()
+		tg := target{nodes: c.Nodes(), minter: c, dir: c.Dir(),
+			endpoint: endpoint{serverName: c.ServerName(), roots: c.RootCAs()}}
+		for _, b := range tg.nodes {
+			tg.endpoint.addrs = append(tg.endpoint.addrs, b.Addr())
+		}
+		if err := serve(ctx, stdout, stderr, tg, cmd.runtime, hup); err != nil {
+			return err
+		}
 		fmt.Fprintln(stdout, "stopping the cluster and removing", c.Dir())
 		return c.Close()
 	}
-	b, err := broker.Start(startCtx, opts)
+	b, err := broker.Start(startCtx, cmd.opts)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-
 	if err := describe(stdout, b); err != nil {
+		_ = b.Close()
 		return err
 	}
-	<-ctx.Done()
+	tg := target{nodes: []*broker.Broker{b}, minter: b, dir: b.Dir(),
+		endpoint: endpoint{addrs: []netip.AddrPort{b.Addr()}, serverName: b.ServerName(), roots: b.RootCAs()}}
+	if err := serve(ctx, stdout, stderr, tg, cmd.runtime, hup); err != nil {
+		return err
+	}
 	fmt.Fprintln(stdout, "stopping the broker and removing", b.Dir())
 	return b.Close()
 }
 
-// parseOptions turns the command line into broker options and the number
-// of cluster nodes (0: one broker); the broker validates them when it
-// starts. Usage and flag errors go to stderr, and with -v so does the
-// server log.
-func parseOptions(args []string, stderr io.Writer) (broker.Options, int, error) {
+// target is a running broker or cluster as serve sees it.
+type target struct {
+	// nodes are the server processes watched: one broker, or every node.
+	nodes    []*broker.Broker
+	minter   minter
+	endpoint endpoint
+	// dir holds every file; Close removes it.
+	dir string
+}
+
+// serve writes the runtime credentials when asked for (into tg.dir unless
+// rc names a directory), again at each SIGHUP, and waits until ctx ends
+// (nil: the caller closes everything) or a node's server process exits.
+// Then it stops the other nodes, keeps every file, prints the end of the
+// exited node's log and how to restart it on the same port, and returns
+// an error matching broker.ErrServerExited.
+func serve(ctx context.Context, stdout, stderr io.Writer, tg target, rc runtimeCreds, hup <-chan os.Signal) error {
+	if rc.config != "" {
+		if rc.out == "" {
+			rc.out = tg.dir
+		}
+		rc.report(stdout, tg.minter, tg.endpoint)
+		fmt.Fprintf(stdout, "kill -HUP %d writes the runtime creds of %s again\n", os.Getpid(), rc.config)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel() // before wg.Wait: it ends every Wait
+	exited := make(chan nodeExit, len(tg.nodes))
+	for _, b := range tg.nodes {
+		pid := b.PID()
+		wg.Go(func() { exited <- nodeExit{b, pid, b.Wait(wctx)} })
+	}
+	// One iteration per SIGHUP; the loop ends with ctx or a server.
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e := <-exited:
+			if ctx.Err() != nil {
+				return nil // Wait saw ctx end, not the server
+			}
+			cancel()
+			return serverExited(stderr, tg, e)
+		case <-hup:
+			rc.report(stdout, tg.minter, tg.endpoint)
+		}
+	}
+}
+
+// nodeExit is what Wait returned for one node's process.
+type nodeExit struct {
+	node *broker.Broker
+	pid  int
+	err  error
+}
+
+// serverExited stops the nodes still running, prints why the command
+// ends, the end of the server's log and what is kept, and returns the
+// exit's error.
+func serverExited(w io.Writer, tg target, e nodeExit) error {
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	for _, b := range tg.nodes {
+		_ = b.Stop(ctx) // the store and every file are kept
+	}
+	b := e.node
+	fmt.Fprintf(w, "broker: the server %s (pid %d) exited on its own; its log ends with:\n%s", b.Name(), e.pid, logTail(b.Logs(), logTailLines))
+	fmt.Fprintf(w, "every file is kept; each server restarts on its own port (the credentials above stay valid) with\n")
+	for _, n := range tg.nodes {
+		fmt.Fprintf(w, "  %s -c %s    # %s\n", n.Binary(), n.ConfigFile(), n.Addr())
+	}
+	fmt.Fprintf(w, "remove the directory when done: rm -r %s\n", tg.dir)
+	return fmt.Errorf("broker: server %s exited: %w", b.Name(), e.err)
+}
+
+// logTail returns the last n lines of log, each ending in a newline.
+func logTail(log []byte, n int) []byte {
+	log = bytes.TrimRight(log, "\n")
+	i := len(log)
+	for range n {
+		j := bytes.LastIndexByte(log[:i], '\n')
+		if j < 0 {
+			i = 0
+			break
+		}
+		i = j
+	}
+	out := bytes.TrimPrefix(log[i:], []byte("\n"))
+	if len(out) == 0 {
+		return nil
+	}
+	return append(bytes.Clone(out), '\n')
+}
+
+// parseOptions turns the command line into broker options, the number of
+// cluster nodes (0: one broker) and the runtime credentials asked for; the
+// broker validates the options when it starts. Usage and flag errors go to
+// stderr, and with -v so does the server log.
+func parseOptions(args []string, stderr io.Writer) (command, error) {
 	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	nodes := fs.Int("cluster", 0, fmt.Sprintf("start a cluster of this many nodes (%d to %d, such as %d) instead of one broker",
@@ -79,8 +212,13 @@ func parseOptions(args []string, stderr io.Writer) (broker.Options, int, error) 
 	lameDuckGrace := fs.Duration("lame-duck-grace", 0, "lame_duck_grace_period: how long lame duck mode (kill -USR2 <pid>) waits before it closes clients; 0 keeps the server's default")
 	extra := fs.String("extra", "", "extra nats-server configuration, appended verbatim")
 	verbose := fs.Bool("v", false, "copy the server log to stderr")
+	runtimeConfig := fs.String("runtime-creds", "", "trigger configuration JSON: write each tenant's runtime .creds with exactly provision's grants, again at each SIGHUP")
+	out := fs.String("out", "", "directory of the -runtime-creds files (default: the broker's directory, removed at Ctrl-C)")
 	if err := fs.Parse(args); err != nil {
-		return broker.Options{}, 0, err
+		return command{}, err
+	}
+	if *out != "" && *runtimeConfig == "" {
+		return command{}, errors.New("broker: -out needs -runtime-creds")
 	}
 	opts := broker.Options{
 		Tenants:             strings.Split(*tenants, ","),
@@ -94,12 +232,12 @@ func parseOptions(args []string, stderr io.Writer) (broker.Options, int, error) 
 	}
 	var err error
 	if opts.Handshake, opts.FallbackDelay, err = parseHandshake(*handshake); err != nil {
-		return broker.Options{}, 0, err
+		return command{}, err
 	}
 	if *verbose {
 		opts.Log = stderr
 	}
-	return opts, *nodes, nil
+	return command{opts: opts, nodes: *nodes, runtime: runtimeCreds{config: *runtimeConfig, out: *out}}, nil
 }
 
 func parseHandshake(s string) (broker.HandshakeMode, time.Duration, error) {

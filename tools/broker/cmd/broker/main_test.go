@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,35 +49,129 @@ func TestParseOptions(t *testing.T) {
 		return o
 	}
 	for _, tc := range []struct {
-		name      string
-		args      []string
-		want      broker.Options
-		wantNodes int
-		wantErr   bool
+		name    string
+		args    []string
+		want    command
+		wantErr bool
 	}{
-		{"defaults", nil, base, 0, false},
-		{"cluster", []string{"-cluster", "3"}, base, 3, false},
-		{"bad cluster", []string{"-cluster", "three"}, broker.Options{}, 0, true},
-		{"sync always", []string{"-sync", "always"}, with(func(o *broker.Options) { o.SyncInterval = "always" }), 0, false},
-		{"sync interval", []string{"-sync", "2m"}, with(func(o *broker.Options) { o.SyncInterval = "2m" }), 0, false},
-		{"lame duck grace", []string{"-lame-duck-grace", "1s"}, with(func(o *broker.Options) { o.LameDuckGracePeriod = time.Second }), 0, false},
-		{"tenants and ack v2", []string{"-tenants", "a,b", "-ack-v2"}, with(func(o *broker.Options) {
+		{"defaults", nil, command{opts: base}, false},
+		{"cluster", []string{"-cluster", "3"}, command{opts: base, nodes: 3}, false},
+		{"bad cluster", []string{"-cluster", "three"}, command{}, true},
+		{"sync always", []string{"-sync", "always"}, command{opts: with(func(o *broker.Options) { o.SyncInterval = "always" })}, false},
+		{"sync interval", []string{"-sync", "2m"}, command{opts: with(func(o *broker.Options) { o.SyncInterval = "2m" })}, false},
+		{"lame duck grace", []string{"-lame-duck-grace", "1s"}, command{opts: with(func(o *broker.Options) { o.LameDuckGracePeriod = time.Second })}, false},
+		{"tenants and ack v2", []string{"-tenants", "a,b", "-ack-v2"}, command{opts: with(func(o *broker.Options) {
 			o.Tenants = []string{"a", "b"}
 			o.Extra = "\nfeature_flags { js_ack_fc_v2: true }\n"
-		}), 0, false},
-		{"fallback", []string{"-handshake", "300ms"}, with(func(o *broker.Options) {
+		})}, false},
+		{"fallback", []string{"-handshake", "300ms"}, command{opts: with(func(o *broker.Options) {
 			o.Handshake, o.FallbackDelay = broker.HandshakeFallback, 300*time.Millisecond
-		}), 0, false},
-		{"bad handshake", []string{"-handshake", "sometimes"}, broker.Options{}, 0, true},
-		{"bad grace", []string{"-lame-duck-grace", "soon"}, broker.Options{}, 0, true},
+		})}, false},
+		{"bad handshake", []string{"-handshake", "sometimes"}, command{}, true},
+		{"bad grace", []string{"-lame-duck-grace", "soon"}, command{}, true},
+		{"runtime creds", []string{"-runtime-creds", "trigger.json"}, command{opts: base, runtime: runtimeCreds{config: "trigger.json"}}, false},
+		{"runtime creds into a directory", []string{"-runtime-creds", "trigger.json", "-out", "creds"},
+			command{opts: base, runtime: runtimeCreds{config: "trigger.json", out: "creds"}}, false},
+		{"out without runtime creds", []string{"-out", "creds"}, command{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, nodes, err := parseOptions(tc.args, io.Discard)
+			got, err := parseOptions(tc.args, io.Discard)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("parseOptions(%q) error %v, want error %v", tc.args, err, tc.wantErr)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" || nodes != tc.wantNodes {
-				t.Errorf("parseOptions(%q): %d nodes (want %d), options (-want +got):\n%s", tc.args, nodes, tc.wantNodes, diff)
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(command{}, runtimeCreds{})); diff != "" {
+				t.Errorf("parseOptions(%q) (-want +got):\n%s", tc.args, diff)
+			}
+		})
+	}
+}
+
+func TestLogTail(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		log  string
+		n    int
+		want string
+	}{
+		{"empty", "", 2, ""},
+		{"fewer lines than asked", "a\nb\n", 3, "a\nb\n"},
+		{"exactly as many", "a\nb\n", 2, "a\nb\n"},
+		{"the last ones", "a\nb\nc\n", 2, "b\nc\n"},
+		{"no final newline", "a\nb\nc", 1, "c\n"},
+		{"blank tail dropped", "a\nb\n\n\n", 1, "b\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, string(logTail([]byte(tc.log), tc.n))); diff != "" {
+				t.Errorf("logTail(%q, %d) (-want +got):\n%s", tc.log, tc.n, diff)
+			}
+		})
+	}
+}
+
+// TestServeNoticesServerExit pins issue 20: the command kept running for
+// minutes after its server died. serve now returns ErrServerExited at once
+// for a broker and for any node of a cluster, stops the other nodes, keeps
+// every file and says how to restart each server on its port; the end of
+// ctx (Ctrl-C) is a plain return with the servers left to Close.
+func TestServeNoticesServerExit(t *testing.T) {
+	single := brokertest.Start(t, broker.Options{Tenants: []string{"demo"}})
+	cluster := brokertest.StartCluster(t, broker.Options{Tenants: []string{"demo"}}, broker.MinClusterSize)
+	for _, tc := range []struct {
+		name  string
+		nodes []*broker.Broker
+		dir   string
+	}{
+		{"broker", []*broker.Broker{single}, single.Dir()},
+		{"cluster node", cluster.Nodes(), cluster.Dir()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := target{nodes: tc.nodes, dir: tc.dir}
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+
+			// Ctrl-C: nil, every server still running.
+			stopped, stop := context.WithCancel(ctx)
+			stop()
+			if err := serve(stopped, io.Discard, io.Discard, tg, runtimeCreds{}, nil); err != nil {
+				t.Fatalf("serve after ctx ended: %v, want nil", err)
+			}
+
+			victim := tc.nodes[len(tc.nodes)-1]
+			done := make(chan error, 1)
+			var stderr bytes.Buffer
+			go func() { done <- serve(ctx, io.Discard, &stderr, tg, runtimeCreds{}, nil) }()
+			if err := syscall.Kill(victim.PID(), syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			select {
+			case err = <-done:
+			case <-ctx.Done():
+				t.Fatal("serve did not notice the server's exit")
+			}
+			if !errors.Is(err, broker.ErrServerExited) {
+				t.Errorf("serve = %v, want ErrServerExited", err)
+			}
+			var running []string
+			for _, b := range tc.nodes {
+				if b.Running() {
+					running = append(running, b.Name())
+				}
+			}
+			if diff := cmp.Diff([]string(nil), running); diff != "" {
+				t.Errorf("nodes running after serve returned (-want +got):\n%s", diff)
+			}
+			want := []string{victim.Name(), "rm -r " + tc.dir}
+			for _, b := range tc.nodes {
+				want = append(want, b.Binary()+" -c "+b.ConfigFile())
+			}
+			for _, w := range want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("message lacks %q:\n%s", w, stderr.String())
+				}
+			}
+			if _, err := os.Stat(victim.ConfigFile()); err != nil {
+				t.Errorf("configuration not kept: %v", err)
 			}
 		})
 	}
