@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"runtime"
 	"strings"
@@ -79,6 +80,8 @@ type trigSpec struct {
 	scopedRole string
 	// dialer, when set, makes the pools' Dialer from the started broker.
 	dialer func(t *testing.T, b *broker.Broker) conn.Dialer
+	// logger, when set, is the pools' Logger.
+	logger *slog.Logger
 	// host bounds the reference host (default 16 slots, 16 payloads; with
 	// wasm, guest memory for 16 activations).
 	host *refhost.Config
@@ -254,7 +257,7 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 	lim := trigger.DefaultPoolLimits()
 	lim.DialBackoff = trigger.MinDialBackoff
 	lim.MaxDialBackoff = 50 * time.Millisecond
-	pc := trigger.PoolConfig{Limits: lim}
+	pc := trigger.PoolConfig{Limits: lim, Logger: spec.logger}
 	if spec.dialer != nil {
 		pc.Dialer = spec.dialer(t, b)
 	}

@@ -100,12 +100,12 @@ func (c *Conn) failCtx(ctx context.Context, cause error) error {
 // normalise maps socket-level causes onto what callers match: a deadline
 // onto context.DeadlineExceeded, an end of input or a lost connection onto
 // ErrServerClosed, a parser's refusal of the server's bytes onto
-// ErrFraming (keeping the parser's error). A classified TLS failure is
-// kept as it is.
+// ErrFraming (keeping the parser's error). A classified TLS failure and a
+// refused dial are kept as they are.
 func normalise(err error) error {
 	var tf *tlsFailure
 	switch {
-	case errors.As(err, &tf), errors.Is(err, ErrFraming):
+	case errors.As(err, &tf), errors.Is(err, ErrFraming), errors.Is(err, ErrRefused):
 		return err
 	case isFraming(err):
 		return &framingError{err: err}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"syscall"
 	"time"
 
 	"github.com/latent-systems/latent-nats/parser"
@@ -103,6 +104,9 @@ func (h *handshake) dial(ctx context.Context) error {
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+			return &refusedError{err: err}
 		}
 		return err
 	}

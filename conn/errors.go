@@ -30,6 +30,10 @@ var (
 	// that it was lost under it: reset, aborted, the peer's keepalive
 	// timing out, the peer unreachable.
 	ErrServerClosed = errors.New("conn: server closed the connection")
+	// ErrRefused reports a TCP connection refused or reset at StepDial:
+	// nothing listens on the address (a broker that is down), or a
+	// firewall rejects it. The errno stays reachable with errors.Is.
+	ErrRefused = errors.New("conn: connection refused")
 	// ErrPlaintext reports a server that answered the TLS ClientHello with
 	// something other than TLS, such as a plaintext INFO.
 	ErrPlaintext = errors.New("conn: server did not speak tls first")
@@ -268,6 +272,14 @@ type tlsFailure struct {
 
 func (e *tlsFailure) Error() string   { return e.kind.Error() }
 func (e *tlsFailure) Unwrap() []error { return []error{e.kind, e.err} }
+
+// refusedError is a socket the server's host refused or reset at
+// StepDial: it matches ErrRefused and keeps the errno reachable, out of
+// the message.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string   { return ErrRefused.Error() }
+func (e *refusedError) Unwrap() []error { return []error{ErrRefused, e.err} }
 
 // trimPrefix returns err's text without a leading "conn: ".
 func trimPrefix(err error) string {

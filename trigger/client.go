@@ -67,41 +67,47 @@ type client struct {
 	// replaced counts idle connections found unusable and replaced.
 	replaced uint64
 	dials    uint64
+	// retired says the last link was dropped on purpose (lame-duck mode,
+	// idle past MaxIdleAge), not lost: the next dial that succeeds is
+	// logged as its replacement (LogReplaced) rather than LogDialled.
+	retired bool
 	// log is the installation's logger (set by Install; nil in tests
 	// that build a client alone, and silent).
 	log *logger
 }
 
 // acquire returns a usable link, before any command of the step is written.
-// A pooled connection is probed; one the broker closed while idle, one
-// that turned out to be in lame-duck mode (an INFO read by the probe), or
-// one idle past MaxIdleAge, is closed and replaced by one dial within this
-// call. A probe that did not run because ctx was already done leaves the
-// connection pooled and returns ctx's error. A new dial needs the backoff
-// elapsed, the client and connection reservations, and succeeds or fails
-// once; a failure sets the backoff unless owner (the owner's context,
+// A pooled connection is probed; one the broker closed while idle is lost
+// (logged as LogLost, as a loss in an exchange is); one that turned out to
+// be in lame-duck mode (an INFO read by the probe), or one idle past
+// MaxIdleAge, is retired. Either is closed and replaced by one dial within
+// this call. A probe that did not run because ctx was already done leaves
+// the connection pooled and returns ctx's error. A new dial needs the
+// backoff elapsed, the client and connection reservations, and succeeds or
+// fails once; a failure sets the backoff unless owner (the owner's context,
 // whose cancellation ends the step) was done, whatever cut the dial short
 // otherwise (ctx's deadline included). now is the clock; rnd jitters the
 // backoff.
 func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, now func() time.Time, rnd io.Reader, dial dialFunc) (link, error) {
-	replacing := false
 	if c.link != nil {
-		replacing = true
-		if !c.link.usable() || now().Sub(c.lastUsed) > p.lim.MaxIdleAge {
-			c.drop(p, ts)
-			c.replaced++
-		} else if err := c.link.check(ctx); err != nil {
-			if unprobed(c.link, err) {
+		switch {
+		case !c.link.open():
+			c.lose(p, ts, nil)
+		case !c.link.usable() || now().Sub(c.lastUsed) > p.lim.MaxIdleAge:
+			c.replace(p, ts)
+		default:
+			err := c.link.check(ctx)
+			switch {
+			case err == nil && c.link.usable():
+				return c.link, nil
+			case err == nil:
+				// The probe read a lame-duck INFO.
+				c.replace(p, ts)
+			case unprobed(c.link, err):
 				return nil, err
+			default:
+				c.lose(p, ts, err)
 			}
-			c.drop(p, ts)
-			c.replaced++
-		} else if !c.link.usable() {
-			// The probe read a lame-duck INFO.
-			c.drop(p, ts)
-			c.replaced++
-		} else {
-			return c.link, nil
 		}
 	}
 	if now().Before(c.retryAt) {
@@ -124,11 +130,12 @@ func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, 
 			c.failures++
 			wait := jitter(backoff(p.lim, c.failures), rnd)
 			c.retryAt = now().Add(wait)
-			c.log.backoff(ts, c.failures, wait)
+			c.log.backoff(ts, c.failures, wait, err)
 		}
 		return nil, &dialError{err: err}
 	}
-	c.log.dialled(ts, replacing, c.failures > 0)
+	c.log.dialled(ts, c.retired, c.failures > 0)
+	c.retired = false
 	c.failures = 0
 	c.retryAt = time.Time{}
 	c.link = l
@@ -179,10 +186,20 @@ func (c *client) settle(p *Pools, ts *tenantState, err error, now time.Time) {
 	}
 	if (err != nil && closes(err)) || !c.link.open() {
 		c.drop(p, ts)
+		c.retired = false
 		c.log.lost(ts, err)
 		return
 	}
 	c.lastUsed = now
+}
+
+// lose drops a pooled link found closed (err is the probe's, nil when the
+// link was already closed) and logs the loss.
+func (c *client) lose(p *Pools, ts *tenantState, err error) {
+	c.drop(p, ts)
+	c.replaced++
+	c.retired = false
+	c.log.lost(ts, err)
 }
 
 // closes reports whether err leaves the link closed or to be closed. It
@@ -193,10 +210,20 @@ func closes(err error) bool {
 	return errors.Is(err, pull.ErrCloseConnection) || errors.As(err, &ce)
 }
 
+// replace drops a pooled link retired at checkout (lame-duck mode, idle
+// past MaxIdleAge); the next dial is logged as its replacement.
+func (c *client) replace(p *Pools, ts *tenantState) {
+	c.drop(p, ts)
+	c.replaced++
+	c.retired = true
+}
+
 // retire drops, at the end of a step, a link that may not be used again
-// (lame-duck mode) or that is idle past MaxIdleAge.
+// (lame-duck mode) or that is idle past MaxIdleAge; the next dial is
+// logged as its replacement.
 func (c *client) retire(p *Pools, ts *tenantState, now time.Time) {
 	if c.link != nil && (!c.link.usable() || now.Sub(c.lastUsed) > p.lim.MaxIdleAge) {
+		c.retired = c.link.open()
 		c.drop(p, ts)
 	}
 }
@@ -222,16 +249,19 @@ func (c *client) drop(p *Pools, ts *tenantState) {
 // kept.
 func (c *client) release(p *Pools, ts *tenantState) {
 	c.drop(p, ts)
+	c.retired = false
 	if c.created {
 		c.created = false
 		p.releaseClient()
 	}
 }
 
-// sweep drops a link idle past MaxIdleAge.
+// sweep drops a link idle past MaxIdleAge; the next dial is logged as its
+// replacement.
 func (c *client) sweep(p *Pools, ts *tenantState, now time.Time) {
 	if c.link != nil && now.Sub(c.lastUsed) > p.lim.MaxIdleAge {
 		c.drop(p, ts)
+		c.retired = true
 	}
 }
 

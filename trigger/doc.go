@@ -24,7 +24,9 @@
 //
 // Credentials never appear in the configuration JSON. Each tenant has one
 // Credential bound to its ID, provider ID and exact Destination; it
-// redacts itself everywhere and refuses to be marshalled.
+// redacts itself everywhere and refuses to be marshalled. LoadCredentials
+// reads them from a credentials file and the secret files it names,
+// matched to a configuration (CheckCredentialsFile checks the file alone).
 //
 // # Installation and pools
 //
@@ -156,7 +158,8 @@
 // do not replace it. It holds no payload, broker text or secret, and it is
 // one slot, not a log. A host that implements StepObserver is given every
 // step's report as the step ends: the per-message record of what ran and
-// what the broker recorded. Package trigger/metrics exposes the counts and
+// what the broker recorded, with the host's typed reason for the outcome
+// (Result.Err, as StepReport.Cause). Package trigger/metrics exposes the counts and
 // the last report in the Prometheus text format.
 //
 // # Logs
@@ -170,10 +173,11 @@
 // stream and consumer, and stream_seq and delivered for a delivery. No
 // record holds a payload, a subject of an event, broker text or a secret.
 // Info: LogInstalled, LogSuperseded, LogDialled, LogReplaced,
-// LogBackoffEnded, LogProfileCleared, LogCredentialRestored,
-// LogPoolCleared. Warn: LogLost, LogBackoffStarted, LogProfileMismatch,
-// LogCredentialExpired, LogPoolExhausted, LogExhausted, LogAckUncertain,
-// LogAckLate. The Logs table of docs/OPERATIONS.md lists the attributes of
+// LogBackoffEnded, LogProfileCleared, LogConsumerFound,
+// LogCredentialRestored, LogPoolCleared. Warn: LogLost (in an exchange, or
+// a pooled connection found closed at checkout), LogBackoffStarted,
+// LogProfileMismatch, LogConsumerMissing, LogCredentialExpired,
+// LogPoolExhausted, LogExhausted, LogAckUncertain, LogAckLate. The Logs table of docs/OPERATIONS.md lists the attributes of
 // each.
 //
 // # Stopping

@@ -60,6 +60,11 @@ const (
 	RuleCredentialDestination                   // a credential bound to another destination
 	RuleCredentialSecret                        // a credential without a usable secret
 	RuleUTF8                                    // invalid UTF-8 or an unpaired surrogate escape in a string
+	RuleUnreadable                              // a file cannot be opened or read, or is not a regular file
+	RuleCredentialKind                          // a credentials file's kind is not creds, nkey, user_password or token
+	RuleSecretShared                            // a secret file with any permission bit for group or others
+	RuleSecretMalformed                         // a secret file package credential refuses
+	RuleSecretExpired                           // a secret file's user JWT whose expiry has passed
 	ruleEnd
 )
 
@@ -136,6 +141,16 @@ func (r Rule) String() string {
 		return "credential_destination_mismatch"
 	case RuleCredentialSecret:
 		return "credential_secret_unusable"
+	case RuleUnreadable:
+		return "unreadable"
+	case RuleCredentialKind:
+		return "unknown_kind"
+	case RuleSecretShared:
+		return "secret_file_shared"
+	case RuleSecretMalformed:
+		return "secret_malformed"
+	case RuleSecretExpired:
+		return "secret_expired"
 	default:
 		return "Rule(" + strconv.Itoa(int(r)) + ")"
 	}
@@ -221,6 +236,16 @@ func (r Rule) Detail() Detail {
 		return Detail{Want: "differs from the tenant's destination", Fix: "copy the tenant's destination"}
 	case RuleCredentialSecret:
 		return Detail{Want: "is missing or wiped"}
+	case RuleUnreadable:
+		return Detail{Want: "cannot be opened or read, or is not a regular file"}
+	case RuleCredentialKind:
+		return Detail{Want: "is not creds, nkey, user_password or token"}
+	case RuleSecretShared:
+		return Detail{Want: "names a secret file its group or others may access", Fix: "chmod 600 the file"}
+	case RuleSecretMalformed:
+		return Detail{Want: "names a file that does not hold a usable credential of the entry's kind"}
+	case RuleSecretExpired:
+		return Detail{Want: "names a user JWT whose expiry has passed", Fix: "issue a new one"}
 	default:
 		return Detail{Want: "breaks " + r.String()}
 	}
@@ -331,7 +356,13 @@ func (e *ConfigError) Message(i int) string {
 	return e.Violations[i].String() + ": " + e.Detail(i).String()
 }
 
-// Error lists the first few violations.
+// Error lists the first few violations as "path: rule", the first one
+// followed by its rule's description (Rule.Detail, never the value given):
+// "trigger: invalid config: poll_interval_ms: out_of_range: is outside its
+// bounds (see the configuration reference); bindings[0].stream:
+// invalid_asset_name; and 3 more". It holds no value from the
+// configuration; a key read from it appears in a path only quoted, cut and
+// escaped. Message(i) adds what violation i found.
 func (e *ConfigError) Error() string {
 	return describeViolations("trigger: invalid config", e.Violations, e.Truncated)
 }
@@ -340,33 +371,71 @@ func (e *ConfigError) Error() string {
 func (e *ConfigError) Unwrap() []error { return ruleSentinels(ErrInvalidConfig, e.Violations) }
 
 // CredentialsError reports every mismatch between a credential set and a
-// configuration. errors.Is matches ErrInvalidCredentials and the sentinel
-// of each rule broken.
+// configuration, and (LoadCredentials, CheckCredentialsFile) every
+// violation of a credentials file and the secret files it names. Details[i],
+// when present, says what Violations[i] found; Causes[i], when present and
+// non-nil, is why a file could not be used: a file-system error (which
+// names the file) or package credential's sentinel, never a secret or a
+// file's contents. errors.Is matches ErrInvalidCredentials, the sentinel of
+// each rule broken and each cause.
 type CredentialsError struct {
 	Violations []Violation
+	Details    []Detail
+	Causes     []error
 	Truncated  bool
 }
 
-// Error lists the first few violations.
+// Detail returns what violation i found: Details[i] when present, else
+// the rule's description (Rule.Detail).
+func (e *CredentialsError) Detail(i int) Detail {
+	if i < len(e.Details) && e.Details[i].Want != "" {
+		return e.Details[i]
+	}
+	return e.Violations[i].Rule.Detail()
+}
+
+// cause returns Causes[i], or nil.
+func (e *CredentialsError) cause(i int) error {
+	if i < len(e.Causes) {
+		return e.Causes[i]
+	}
+	return nil
+}
+
+// Error lists the first few violations as ConfigError.Error does; no
+// credential value appears in it.
 func (e *CredentialsError) Error() string {
 	return describeViolations("trigger: credentials do not match the config", e.Violations, e.Truncated)
 }
 
-// Message returns violation i as "path: rule: detail" with the rule's
-// description (Rule.Detail); no credential value appears in it.
+// Message returns violation i as "path: rule: detail", with its cause in
+// parentheses when it has one; no credential value appears in it.
 func (e *CredentialsError) Message(i int) string {
-	return e.Violations[i].String() + ": " + e.Violations[i].Rule.Detail().String()
+	s := e.Violations[i].String() + ": " + e.Detail(i).String()
+	if c := e.cause(i); c != nil {
+		s += " (" + c.Error() + ")"
+	}
+	return s
 }
 
-// Unwrap returns ErrInvalidCredentials and the sentinels of the rules broken.
+// Unwrap returns ErrInvalidCredentials, the sentinels of the rules broken
+// and the causes.
 func (e *CredentialsError) Unwrap() []error {
-	return ruleSentinels(ErrInvalidCredentials, e.Violations)
+	out := ruleSentinels(ErrInvalidCredentials, e.Violations)
+	for _, c := range e.Causes {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // describeViolationsMax is how many violations an error message lists.
 const describeViolationsMax = 8
 
-// describeViolations writes a message listing up to describeViolationsMax violations.
+// describeViolations writes a message listing up to describeViolationsMax
+// violations, the first with its rule's description: a bounded text with
+// no value from the input.
 func describeViolations(head string, vs []Violation, truncated bool) string {
 	var b strings.Builder
 	b.WriteString(head)
@@ -381,6 +450,9 @@ func describeViolations(head string, vs []Violation, truncated bool) string {
 			b.WriteString("; ")
 		}
 		b.WriteString(v.String())
+		if i == 0 {
+			b.WriteString(": " + v.Rule.Detail().String())
+		}
 	}
 	if truncated {
 		b.WriteString("; list truncated")

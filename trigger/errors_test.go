@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestRules lists every rule: each has its own name and is its own
@@ -45,6 +47,11 @@ func TestRules(t *testing.T) {
 		RuleCredentialDestination:   "credential_destination_mismatch",
 		RuleCredentialSecret:        "credential_secret_unusable",
 		RuleUTF8:                    "invalid_utf8",
+		RuleUnreadable:              "unreadable",
+		RuleCredentialKind:          "unknown_kind",
+		RuleSecretShared:            "secret_file_shared",
+		RuleSecretMalformed:         "secret_malformed",
+		RuleSecretExpired:           "secret_expired",
 	}
 	if len(want) != int(ruleEnd)-1 {
 		t.Fatalf("table lists %d rules, the enum has %d", len(want), int(ruleEnd)-1)
@@ -95,7 +102,7 @@ func TestConfigError(t *testing.T) {
 		}
 	}
 	msg := err.Error()
-	if !strings.HasPrefix(msg, "trigger: invalid config: poll_interval_ms: out_of_range; ") || !strings.HasSuffix(msg, "; and 2 more") {
+	if !strings.HasPrefix(msg, "trigger: invalid config: poll_interval_ms: out_of_range: is outside its bounds (see the configuration reference); ") || !strings.HasSuffix(msg, "; and 2 more") {
 		t.Errorf("message %q", msg)
 	}
 	if got := (Violation{Rule: RuleTooLarge}).String(); got != "(document): too_large" {
@@ -125,5 +132,61 @@ func TestViolationsTruncated(t *testing.T) {
 	}
 	if !strings.HasSuffix(ce.Error(), "; list truncated") {
 		t.Errorf("message %q does not say it is truncated", ce.Error())
+	}
+}
+
+// TestConfigErrorMessage pins Error's text (issue 20: it was terse): the
+// first violation's path, rule and the rule's description, the others'
+// path and rule, bounded, and never a value from the configuration; a key
+// read from the input appears only quoted and escaped.
+func TestConfigErrorMessage(t *testing.T) {
+	tests := []struct {
+		name   string
+		input  []byte
+		want   string
+		absent string // a value from the input, never in the message
+	}{
+		{
+			name:   "range",
+			input:  configWith(t, func(c *Config) { c.PollIntervalMS = 7 }).encode(),
+			want:   "trigger: invalid config: poll_interval_ms: out_of_range: is outside its bounds (see the configuration reference)",
+			absent: "7",
+		},
+		{
+			name:   "asset name",
+			input:  configWith(t, func(c *Config) { c.Bindings[2].Stream = "SECRET.VALUE" }).encode(),
+			want:   "trigger: invalid config: bindings[2].stream: invalid_asset_name: " + assetNameWant,
+			absent: "SECRET",
+		},
+		{
+			name:  "two violations",
+			input: configWith(t, func(c *Config) { c.Bindings[0].FilterSubject = "acme.orders.>"; c.Bindings[1].MaxDeliver = 0 }).encode(),
+			want: "trigger: invalid config: bindings[0].filter_subject: wildcard_subject: " + wildcardWant + "; " + wildcardFix +
+				"; bindings[1].max_deliver: out_of_range",
+			absent: "acme.orders",
+		},
+		{
+			name:  "unknown key escaped",
+			input: []byte(`{"po\nll":1}`),
+			want: `trigger: invalid config: ["po\nll"]: unknown_field: is not a field of the configuration; check its spelling against the configuration reference` +
+				"; profile: missing_field; poll_interval_ms: missing_field; max_control_line_bytes: missing_field" +
+				"; max_header_bytes: missing_field; tenants: missing_field; bindings: missing_field",
+			absent: "zz-value",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig(tc.input)
+			if err == nil {
+				t.Fatal("ParseConfig accepted the input")
+			}
+			got := err.Error()
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+			if strings.Contains(got, tc.absent) {
+				t.Errorf("message %q holds the value %q", got, tc.absent)
+			}
+		})
 	}
 }

@@ -209,6 +209,16 @@ type Activation struct {
 // Result is what an activation produced, as far as the broker is concerned.
 type Result struct {
 	Outcome Outcome
+	// Err, when set, is the host's typed reason for Outcome, for the
+	// embedder to match with errors.Is and errors.As: refhost sets its
+	// *ArgumentError for OutcomeInvalidArguments, say. It must hold no
+	// payload bytes, secret or guest output, only the host's own words
+	// (argument positions, rules, declared names), be small (the Monitor
+	// keeps the last one) and comparable (a pointer or a sentinel: a
+	// StepReport holding it is compared with ==). The runtime decides
+	// nothing by it (Outcome alone selects the broker action), never logs
+	// or exports it, and hands it on as StepReport.Cause.
+	Err error
 }
 
 // Outcome is how an activation ended. Each maps to exactly one broker
@@ -248,9 +258,12 @@ const (
 // NumOutcomes is the number of Outcome values; they are 1..NumOutcomes.
 const NumOutcomes = int(OutcomePlatformFailure)
 
-// String returns the outcome's name, or "Outcome(n)" outside the list.
+// String returns the outcome's name, "none" for zero (no activation), or
+// "Outcome(n)" outside the list.
 func (o Outcome) String() string {
 	switch o {
+	case 0:
+		return "none"
 	case OutcomeSuccess:
 		return "success"
 	case OutcomeDeclaredFailure:

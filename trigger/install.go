@@ -105,8 +105,10 @@ type bindingState struct {
 	// revisit is the number of steps until the rotation visits this
 	// binding again.
 	revisit int
-	// mismatch is the logged profile state (see logStep).
+	// mismatch and missing are the logged profile and consumer states
+	// (see logStep).
 	mismatch bool
+	missing  bool
 	// redeliverAfter is the earliest time the broker can redeliver the
 	// binding's last delivery while it is still pending (see
 	// visit.inspect): the pull's send time plus the ack wait, or the NAK's

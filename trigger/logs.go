@@ -21,6 +21,8 @@ const (
 	LogBackoffEnded       = "trigger dial backoff ended"
 	LogProfileMismatch    = "trigger consumer profile mismatch"
 	LogProfileCleared     = "trigger consumer profile mismatch cleared"
+	LogConsumerMissing    = "trigger consumer missing"
+	LogConsumerFound      = "trigger consumer missing cleared"
 	LogAckUncertain       = "trigger acknowledgement uncertain"
 	LogAckLate            = "trigger acknowledgement late"
 	LogExhausted          = "trigger delivery exhausted"
@@ -43,6 +45,7 @@ const (
 	LogKeyStreamSeq = "stream_seq"
 	LogKeyDelivered = "delivered"
 	LogKeyBackoff   = "backoff"
+	LogKeyDial      = "dial_failure"
 )
 
 // logger is an installation's view of PoolConfig.Logger: nil l is
@@ -114,18 +117,21 @@ func (g *logger) dialled(ts *tenantState, replacing, recovered bool) {
 	g.tenant(slog.LevelInfo, msg, ts)
 }
 
-// backoff logs the first failed dial of a run of them; the later ones of
-// the same run are silent (a broker down for an hour writes one line).
-func (g *logger) backoff(ts *tenantState, failures int, wait time.Duration) {
+// backoff logs the first failed dial of a run of them, with why it failed
+// (err, the dial's error); the later ones of the same run are silent (a
+// broker down for an hour writes one line).
+func (g *logger) backoff(ts *tenantState, failures int, wait time.Duration, err error) {
 	if !g.on() || failures != 1 {
 		return
 	}
 	g.tenant(slog.LevelWarn, LogBackoffStarted, ts,
-		slog.String(LogKeyClass, ClassDial.String()), slog.Duration(LogKeyBackoff, wait))
+		slog.String(LogKeyClass, ClassDial.String()), slog.String(LogKeyDial, dialFailure(err).String()),
+		slog.Duration(LogKeyBackoff, wait))
 }
 
-// lost logs a connection an exchange closed, unless the owner's stop
-// closed it.
+// lost logs a connection an exchange closed, or a pooled one found closed
+// at checkout (err nil when it was closed already), unless the owner's
+// stop closed it.
 func (g *logger) lost(ts *tenantState, err error) {
 	if !g.on() || errors.Is(err, context.Canceled) {
 		return
@@ -159,6 +165,22 @@ func (t *Triggers) logStep(b *bindingState, r *StepReport) {
 		b.mismatch = false
 		if g.on() {
 			g.binding(slog.LevelInfo, LogProfileCleared, b, nil)
+		}
+	}
+
+	// Consumer missing (stream or consumer deleted, or no JetStream
+	// responder), per binding: found once, cleared once the consumer
+	// answered again.
+	switch {
+	case r.Error == ClassConsumerMissing && !b.missing:
+		b.missing = true
+		if g.on() {
+			g.binding(slog.LevelWarn, LogConsumerMissing, b, nil, slog.String(LogKeyClass, r.Error.String()))
+		}
+	case b.missing && (r.Result == ResultEmpty || r.Result == ResultDelivered || r.Error == ClassPaused || r.Error == ClassProfile):
+		b.missing = false
+		if g.on() {
+			g.binding(slog.LevelInfo, LogConsumerFound, b, nil)
 		}
 	}
 

@@ -123,19 +123,89 @@ func TestLogTransitions(t *testing.T) {
 			want: []logRec{
 				dialled,
 				{slog.LevelWarn, LogLost, tenantAttrs("class=connection")},
-				{slog.LevelWarn, LogBackoffStarted, tenantAttrs("class=dial", "backoff=250ms")},
+				{slog.LevelWarn, LogBackoffStarted, tenantAttrs("class=dial", "dial_failure=other", "backoff=250ms")},
 				{slog.LevelInfo, LogBackoffEnded, tenantAttrs()},
 				dialled,
 			},
 		},
 		{
-			name: "stale connection replaced",
+			// Issue 20: a pooled connection the broker closed while idle
+			// was replaced without a line.
+			name: "idle connection lost, redialled",
 			script: func(t *testing.T, r *rig) {
 				r.step(t)
 				r.net.links[0].makeStale()
 				r.step(t)
+				r.step(t) // steady: silent
+			},
+			want: []logRec{dialled, {slog.LevelWarn, LogLost, tenantAttrs("class=connection")}, dialled},
+		},
+		{
+			// Issue 20: a broker stopped while the connection was idle
+			// gave only the backoff line: a loss, one backoff line and
+			// the recovery.
+			name: "idle connection lost, broker down, back",
+			script: func(t *testing.T, r *rig) {
+				r.step(t)
+				r.net.links[0].makeStale()
+				r.net.dialErr = func(string) error { return &conn.HandshakeError{Step: conn.StepDial, Err: conn.ErrRefused} }
+				r.step(t) // the loss, then the first failed dial
+				for range 5 {
+					time.Sleep(time.Second)
+					r.step(t) // in backoff or failing again: silent
+				}
+				r.net.dialErr = nil
+				time.Sleep(time.Minute)
+				r.step(t)
+				r.step(t) // steady: silent
+			},
+			want: []logRec{
+				dialled,
+				{slog.LevelWarn, LogLost, tenantAttrs("class=connection")},
+				{slog.LevelWarn, LogBackoffStarted, tenantAttrs("class=dial", "dial_failure=refused", "backoff=250ms")},
+				{slog.LevelInfo, LogBackoffEnded, tenantAttrs()},
+				dialled,
+			},
+		},
+		{
+			name: "lame-duck connection replaced",
+			script: func(t *testing.T, r *rig) {
+				r.step(t)
+				r.net.links[0].lameAtCheck = true
+				r.step(t)
+				r.step(t)
 			},
 			want: []logRec{dialled, {slog.LevelInfo, LogReplaced, tenantAttrs()}},
+		},
+		{
+			name: "connection idle past MaxIdleAge replaced",
+			lim:  func(l *PoolLimits) { l.MaxIdleAge = time.Second },
+			script: func(t *testing.T, r *rig) {
+				r.step(t)
+				time.Sleep(2 * time.Second)
+				r.step(t)
+				r.step(t)
+			},
+			want: []logRec{dialled, {slog.LevelInfo, LogReplaced, tenantAttrs()}},
+		},
+		{
+			// Issue 20: a deleted consumer was never logged, though a
+			// profile mismatch is.
+			name: "consumer missing found then cleared",
+			script: func(t *testing.T, r *rig) {
+				r.net.inspectErr = func(int) error { return pull.ErrConsumerNotFound }
+				r.step(t)
+				r.step(t)
+				r.step(t)
+				r.net.inspectErr = nil
+				r.step(t)
+				r.step(t)
+			},
+			want: []logRec{
+				dialled,
+				{slog.LevelWarn, LogConsumerMissing, bindingAttrs("class=consumer missing")},
+				{slog.LevelInfo, LogConsumerFound, bindingAttrs()},
+			},
 		},
 		{
 			name: "profile mismatch found then cleared",
@@ -312,6 +382,7 @@ func TestLogNilAllocs(t *testing.T) {
 		rep  StepReport
 	}{
 		{"nil logger, mismatch", quiet, StepReport{Result: ResultFailed, Error: ClassProfile}},
+		{"nil logger, consumer missing", quiet, StepReport{Result: ResultFailed, Error: ClassConsumerMissing}},
 		{"nil logger, credential", quiet, StepReport{Result: ResultSkipped, Error: ClassCredential}},
 		{"nil logger, uncertain", quiet, StepReport{Result: ResultDelivered, StreamSeq: 1, Delivered: 1, Action: ActionExhausted, Ack: AckUncertain}},
 		{"logger, steady", loud, StepReport{Result: ResultEmpty}},

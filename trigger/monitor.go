@@ -200,8 +200,55 @@ func (c ErrorClass) String() string {
 	return "ErrorClass(" + strconv.Itoa(int(c)) + ")"
 }
 
+// DialFailure says why a dial failed: StepReport.Dial, beside ClassDial.
+type DialFailure uint8
+
+// Dial failures, by conn's typed errors.
+const (
+	// DialRefused: the broker's address refused or reset the TCP
+	// connection (conn.ErrRefused): nothing listens there (a broker that
+	// is down), or a firewall rejects it.
+	DialRefused DialFailure = iota + 1
+	// DialTLS: the TLS handshake failed: a certificate the destination's
+	// roots, server name or pin do not accept (conn.ErrCertificate), a
+	// server that does not speak TLS first (conn.ErrPlaintext), or another
+	// handshake failure (conn.ErrTLS).
+	DialTLS
+	// DialAuthorization: the broker refused the credential at CONNECT
+	// (conn.KindAuthorization, KindAuthenticationExpired,
+	// KindAuthenticationRevoked).
+	DialAuthorization
+	// DialOther: any other failure of the dial or the handshake: a
+	// timeout, an unreachable network, the server's INFO or another -ERR.
+	DialOther
+)
+
+// NumDialFailures is the number of DialFailure values; they are
+// 1..NumDialFailures.
+const NumDialFailures = int(DialOther)
+
+// String returns the failure's name, "none" for zero, or
+// "DialFailure(n)" outside the list.
+func (f DialFailure) String() string {
+	switch f {
+	case 0:
+		return "none"
+	case DialRefused:
+		return "refused"
+	case DialTLS:
+		return "tls"
+	case DialAuthorization:
+		return "authorization"
+	case DialOther:
+		return "other"
+	}
+	return "DialFailure(" + strconv.Itoa(int(f)) + ")"
+}
+
 // StepReport is the fixed-size report of one step. It holds no payload,
-// broker text or secret.
+// broker text or secret; Cause, the one field that refers to anything
+// else, is the host's own error value, bound by the same contract
+// (Result.Err).
 type StepReport struct {
 	// Step is the installation's step number, from 1.
 	Step uint64
@@ -220,6 +267,12 @@ type StepReport struct {
 	RouteGeneration uint64
 	// Outcome is the activation's outcome, 0 when none ran.
 	Outcome Outcome
+	// Cause is the host's typed reason for Outcome (Result.Err), nil when
+	// it gave none: match it with errors.Is and errors.As. It is the same
+	// value in Step's report, the StepObserver's and LastStep (which holds
+	// it until the next report replaces it: a host keeps it small); no
+	// metric or log carries it.
+	Cause error
 	// Action is what was decided for the broker, 0 when nothing was
 	// delivered.
 	Action Action
@@ -229,6 +282,9 @@ type StepReport struct {
 	// Resource is the pool limit that refused a reservation
 	// (ClassPoolExhausted only).
 	Resource Resource
+	// Dial is why the dial failed: refused, TLS, authorization or other
+	// (ClassDial only).
+	Dial DialFailure
 	// Wait is the pacing after this step: 0 when the next step follows at
 	// once, else the poll interval (see Triggers.Run).
 	Wait time.Duration
@@ -265,13 +321,15 @@ type Counts struct {
 	// Failed counts visits whose broker exchange failed before a delivery.
 	Failed uint64
 
-	// outcomes, classes and refusals count activation outcomes, error
-	// classes and refused pool reservations, indexed by the value (index 0
-	// unused). They are read with Outcome, Error and Refusal, so that a
-	// value added to an enum changes no caller.
+	// outcomes, classes, refusals and dials count activation outcomes,
+	// error classes, refused pool reservations and failed dials by why,
+	// indexed by the value (index 0 unused). They are read with Outcome,
+	// Error, Refusal and DialFailure, so that a value added to an enum
+	// changes no caller.
 	outcomes [NumOutcomes + 1]uint64
 	classes  [NumErrorClasses + 1]uint64
 	refusals [NumResources + 1]uint64
+	dials    [NumDialFailures + 1]uint64
 }
 
 // Outcome returns how many activations ended with o, 0 for a value outside
@@ -301,6 +359,15 @@ func (c Counts) Refusal(r Resource) uint64 {
 	return c.refusals[r]
 }
 
+// DialFailure returns how many failed dials (StepReport.Error ClassDial)
+// failed for reason f, 0 for a value outside the list.
+func (c Counts) DialFailure(f DialFailure) uint64 {
+	if f < 1 || int(f) > NumDialFailures {
+		return 0
+	}
+	return c.dials[f]
+}
+
 // SetOutcome sets the count of outcome o. With SetError and SetRefusal it
 // lets counts be built outside a Monitor, as the other fields of Counts
 // can be (an exporter's test fixture, say). A value outside its list is
@@ -322,6 +389,13 @@ func (c *Counts) SetError(e ErrorClass, n uint64) {
 func (c *Counts) SetRefusal(r Resource, n uint64) {
 	if r >= 1 && int(r) <= NumResources {
 		c.refusals[r] = n
+	}
+}
+
+// SetDialFailure sets the count of dial failure f; see SetOutcome.
+func (c *Counts) SetDialFailure(f DialFailure, n uint64) {
+	if f >= 1 && int(f) <= NumDialFailures {
+		c.dials[f] = n
 	}
 }
 
@@ -348,6 +422,9 @@ func (c *Counts) add(o *Counts) {
 	}
 	for i := range c.refusals {
 		c.refusals[i] += o.refusals[i]
+	}
+	for i := range c.dials {
+		c.dials[i] += o.dials[i]
 	}
 }
 
@@ -451,6 +528,9 @@ func (m *Monitor) record(r *StepReport, empty emptyBy, dials, replaced uint64) {
 	}
 	if r.Outcome != 0 && int(r.Outcome) <= NumOutcomes {
 		c.outcomes[r.Outcome]++
+	}
+	if r.Dial != 0 && int(r.Dial) <= NumDialFailures {
+		c.dials[r.Dial]++
 	}
 	switch r.Result {
 	case ResultSkipped:

@@ -6,9 +6,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestCountsPerValue: each value of Outcome, ErrorClass and Resource has
-// its own count, set by SetOutcome, SetError and SetRefusal and read by
-// Outcome, Error and Refusal; the values just outside each list (0 and
+// TestCountsPerValue: each value of Outcome, ErrorClass, Resource and
+// DialFailure has its own count, set by SetOutcome, SetError, SetRefusal
+// and SetDialFailure and read by Outcome, Error, Refusal and DialFailure; the values just outside each list (0 and
 // one past the last) read 0 and are not set.
 func TestCountsPerValue(t *testing.T) {
 	var c Counts
@@ -20,6 +20,9 @@ func TestCountsPerValue(t *testing.T) {
 	}
 	for r := range Resource(NumResources + 2) {
 		c.SetRefusal(r, 500+uint64(r))
+	}
+	for f := range DialFailure(NumDialFailures + 2) {
+		c.SetDialFailure(f, 700+uint64(f))
 	}
 	var got, want []uint64
 	for o := range Outcome(NumOutcomes + 2) {
@@ -34,11 +37,15 @@ func TestCountsPerValue(t *testing.T) {
 		got = append(got, c.Refusal(r))
 		want = append(want, inList(int(r), NumResources, 500))
 	}
+	for f := range DialFailure(NumDialFailures + 2) {
+		got = append(got, c.DialFailure(f))
+		want = append(want, inList(int(f), NumDialFailures, 700))
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("counts per value (-want +got):\n%s", diff)
 	}
-	if c.outcomes[0] != 0 || c.classes[0] != 0 || c.refusals[0] != 0 {
-		t.Errorf("index 0 set: %d %d %d, want 0", c.outcomes[0], c.classes[0], c.refusals[0])
+	if c.outcomes[0] != 0 || c.classes[0] != 0 || c.refusals[0] != 0 || c.dials[0] != 0 {
+		t.Errorf("index 0 set: %d %d %d %d, want 0", c.outcomes[0], c.classes[0], c.refusals[0], c.dials[0])
 	}
 }
 
@@ -59,6 +66,7 @@ func TestCountsAdd(t *testing.T) {
 	b.SetOutcome(OutcomeSuccess, 4)
 	a.SetError(ClassDial, 5)
 	b.SetRefusal(ResourceProviderConnections, 6)
+	a.SetDialFailure(DialTLS, 7)
 	var sum Counts
 	sum.add(&a)
 	sum.add(&b)
@@ -67,6 +75,7 @@ func TestCountsAdd(t *testing.T) {
 	want.SetOutcome(OutcomeSuccess, 7)
 	want.SetError(ClassDial, 5)
 	want.SetRefusal(ResourceProviderConnections, 6)
+	want.SetDialFailure(DialTLS, 7)
 	if sum != want {
 		t.Errorf("sum %+v, want %+v", sum, want)
 	}

@@ -2,6 +2,8 @@ package trigger
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"testing"
 	"testing/synctest"
 
@@ -96,6 +98,43 @@ func TestStepObserverShutdown(t *testing.T) {
 		got := h.reports[0]
 		if got.Result != ResultShutdown || got.StreamSeq != 1 || got.Delivered != 1 || got.Ack != AckNone || got.Action != ActionNone {
 			t.Errorf("observed %+v, want a shutdown of delivery 1 with nothing sent", got)
+		}
+	})
+}
+
+// causeError is a host's typed reason for an outcome in these tests.
+type causeError struct{ arg int }
+
+func (e *causeError) Error() string { return "test: argument " + strconv.Itoa(e.arg) }
+
+// TestStepReportCause: the host's typed reason for an outcome (Result.Err)
+// reaches Step's caller, the StepObserver and the Monitor's LastStep as
+// StepReport.Cause (issue 20: refhost's argument error was dropped), the
+// same value in each.
+func TestStepReportCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rtConfig(t, 1), PoolLimits{})
+		h := &observingHost{fakeHost: r.host, mon: r.mon}
+		cause := &causeError{arg: 1}
+		r.host.activate = func(context.Context, Activation) Outcome { return OutcomeInvalidArguments }
+		r.host.cause = cause
+		r.net.publish(0, `[1]`)
+		rep, err := r.trig.Step(t.Context(), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Outcome != OutcomeInvalidArguments || rep.Action != ActionTerm {
+			t.Fatalf("outcome %v, action %v; want invalid arguments, term", rep.Outcome, rep.Action)
+		}
+		var ce *causeError
+		if !errors.As(rep.Cause, &ce) || ce.arg != 1 {
+			t.Errorf("Step's report Cause = %v, want the host's *causeError", rep.Cause)
+		}
+		if len(h.reports) != 1 || h.reports[0].Cause != error(cause) {
+			t.Errorf("observed reports %v, want one with the host's cause", h.reports)
+		}
+		if last, ok := r.mon.LastStep(); !ok || last != rep {
+			t.Errorf("LastStep = %+v, %v; want Step's report %+v", last, ok, rep)
 		}
 	})
 }

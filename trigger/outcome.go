@@ -29,9 +29,12 @@ const (
 	ActionNone
 )
 
-// String returns the action's name, or "Action(n)" outside the list.
+// String returns the action's name, "none" for zero (no delivery, so no
+// action) as for ActionNone, or "Action(n)" outside the list.
 func (a Action) String() string {
 	switch a {
+	case 0:
+		return "none"
 	case ActionAck:
 		return "ack"
 	case ActionTerm:

@@ -111,6 +111,7 @@ func TestEnumStrings(t *testing.T) {
 	tests := []struct {
 		got, want string
 	}{
+		{Outcome(0).String(), "none"},
 		{OutcomeSuccess.String(), "success"},
 		{OutcomeDeclaredFailure.String(), "declared failure"},
 		{OutcomeInvalidArguments.String(), "invalid arguments"},
@@ -121,6 +122,7 @@ func TestEnumStrings(t *testing.T) {
 		{OutcomeCancelled.String(), "cancelled"},
 		{OutcomePlatformFailure.String(), "platform failure"},
 		{Outcome(NumOutcomes + 1).String(), "Outcome(10)"},
+		{Action(0).String(), "none"},
 		{ActionAck.String(), "ack"},
 		{ActionTerm.String(), "term"},
 		{ActionNak.String(), "nak"},
@@ -140,6 +142,12 @@ func TestEnumStrings(t *testing.T) {
 		{(AckUncertain + 1).String(), "AckState(5)"},
 		{ErrorClass(0).String(), "none"},
 		{ErrorClass(NumErrorClasses + 1).String(), "ErrorClass(23)"},
+		{DialFailure(0).String(), "none"},
+		{DialRefused.String(), "refused"},
+		{DialTLS.String(), "tls"},
+		{DialAuthorization.String(), "authorization"},
+		{DialOther.String(), "other"},
+		{DialFailure(NumDialFailures + 1).String(), "DialFailure(5)"},
 		{ResourceBytes.String(), "bytes"},
 		{ResourceProviderConnections.String(), "provider connections"},
 		{(ResourceProviderConnections + 1).String(), "Resource(11)"},

@@ -44,6 +44,7 @@ type fakeHost struct {
 	credential  func(tenant string, call int) error
 	reserve     func(r InboundRequest) error
 	activate    func(ctx context.Context, a Activation) Outcome
+	cause       error // Result.Err of every activation
 	generation  uint64
 	eligCalls   int
 	credCalls   int
@@ -123,16 +124,16 @@ func (in *fakeInbound) RouteGeneration() uint64 { return in.gen }
 func (in *fakeInbound) Activate(ctx context.Context, a Activation) Result {
 	in.h.ev.add("activate %s", in.id)
 	in.h.mu.Lock()
-	f := in.h.activate
+	f, cause := in.h.activate, in.h.cause
 	p := string(a.Payload)
 	a.Payload = nil
 	in.h.activations = append(in.h.activations, a)
 	in.h.payloads = append(in.h.payloads, p)
 	in.h.mu.Unlock()
 	if f == nil {
-		return Result{Outcome: OutcomeSuccess}
+		return Result{Outcome: OutcomeSuccess, Err: cause}
 	}
-	return Result{Outcome: f(ctx, a)}
+	return Result{Outcome: f(ctx, a), Err: cause}
 }
 
 func (in *fakeInbound) Release() {

@@ -347,6 +347,10 @@ func (v *visit) connect() bool {
 			refused(&v.r, err)
 		default:
 			fail(&v.r, classify(err))
+			var de *dialError
+			if errors.As(err, &de) {
+				v.r.Dial = dialFailure(de.err)
+			}
 		}
 		return false
 	}
@@ -453,6 +457,7 @@ func (v *visit) activate() bool {
 	res := v.in.Activate(actx, a)
 	acancel()
 	v.r.Outcome = res.Outcome
+	v.r.Cause = res.Err
 	if v.stopped() {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -172,6 +173,21 @@ func TestViolationMessages(t *testing.T) {
 			return err
 		}
 	}
+	// load writes a credentials file of validConfig's tenants, edited, into
+	// a fresh working directory (so that a cause names a relative path)
+	// and loads it.
+	load := func(edit func(t *testing.T, es []credEntry)) func(*testing.T) error {
+		return func(t *testing.T) error {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			c := validConfig(t)
+			es := credEntries(t, ".", c)
+			edit(t, es)
+			writeCredentialsFile(t, ".", es)
+			_, err := LoadCredentials("credentials.json", c, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+			return err
+		}
+	}
 	addr := func(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
 	long := strings.Repeat("x", 70)
 	seen := make(map[Rule]bool, ruleEnd)
@@ -311,6 +327,24 @@ func TestViolationMessages(t *testing.T) {
 		}},
 		{"credential secret", match(func(cs []Credential) []Credential { cs[1].Secret.Wipe(); return cs }), []string{
 			`credentials[1].secret: credential_secret_unusable: is missing or wiped`,
+		}},
+		{"unreadable", load(func(_ *testing.T, es []credEntry) { es[0]["file"] = "absent.tok" }), []string{
+			`credentials[0].file: unreadable: cannot be opened or read, or is not a regular file (open absent.tok: no such file or directory)`,
+		}},
+		{"unknown kind", load(func(_ *testing.T, es []credEntry) { es[0]["kind"] = "jwt" }), []string{
+			`credentials[0].kind: unknown_kind: is not creds, nkey, user_password or token`,
+		}},
+		{"secret shared", load(func(t *testing.T, es []credEntry) { writeSecret(t, ".", "acme.tok", []byte("token-of-acme"), 0o644) }), []string{
+			`credentials[0].file: secret_file_shared: names a secret file its group or others may access; chmod 600 the file`,
+		}},
+		{"secret malformed", load(func(_ *testing.T, es []credEntry) { es[1]["kind"] = "nkey" }), []string{
+			`credentials[1].file: secret_malformed: names a file that does not hold a usable credential of the entry's kind (credential: malformed credential)`,
+		}},
+		{"secret expired", load(func(t *testing.T, es []credEntry) {
+			writeSecret(t, ".", "acme.creds", credsFile(t, time.Date(2029, 1, 1, 0, 0, 0, 0, time.UTC)), 0o600)
+			es[0]["kind"], es[0]["file"] = "creds", "acme.creds"
+		}), []string{
+			`credentials[0].file: secret_expired: names a user JWT whose expiry has passed; issue a new one (credential: jwt expired)`,
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package validate
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/latent-systems/latent-nats/trigger"
@@ -81,34 +80,28 @@ func Check(in Input) Result {
 		}
 		return res
 	}
-	l := loadCredentials(in.CredentialsPath, now())
-	res.Violations = append(res.Violations, l.vs...)
-	if !cfgOK || !l.listed {
-		l.wipe()
+	creds := checkCredentials(in, cfg, cfgOK, now(), &res)
+	if !cfgOK {
 		return res
 	}
 	res.Config, res.Canonical = cfg, canon
-	matched, err := trigger.MatchCredentials(cfg, l.creds)
-	if err != nil {
-		res.Violations = append(res.Violations, matchViolations(err, l.broken)...)
-	}
 	if !res.OK() {
-		l.wipe()
+		for _, c := range creds {
+			c.Secret.Wipe()
+		}
 		return res
 	}
-	res.Credentials = matched
+	res.Credentials = creds
 	return res
 }
 
 // checkConfig reads and parses the configuration, recording violations.
 func checkConfig(in Input, res *Result) (trigger.Config, []byte, bool) {
-	b, _, r, cause := readBounded(in.ConfigPath, trigger.MaxConfigBytes)
-	if r == RuleTooLarge {
-		res.Violations = append(res.Violations, configViolation(SourceConfig, trigger.Violation{Rule: trigger.RuleTooLarge}, trigger.RuleTooLarge.Detail()))
-		return trigger.Config{}, nil, false
-	}
+	b, r, cause := readConfig(in.ConfigPath)
 	if r != 0 {
-		res.Violations = append(res.Violations, fileViolation(SourceConfig, "", r, cause))
+		v := configViolation(SourceConfig, trigger.Violation{Rule: r}, r.Detail())
+		v.Cause = cause
+		res.Violations = append(res.Violations, v)
 		return trigger.Config{}, nil, false
 	}
 	canon := b
@@ -139,51 +132,4 @@ func triggerViolations(err error, src Source) []Violation {
 		out = append(out, configViolation(src, v, ce.Detail(i)))
 	}
 	return out
-}
-
-// matchViolations converts the violations of trigger.MatchCredentials.
-// Paths naming a credential entry stay in the credentials file (a secret
-// is reported at the entry's "file" key); "tenants[i]" is the
-// configuration's path. Entries with violations of their own (broken) are
-// not reported again.
-func matchViolations(err error, broken []bool) []Violation {
-	var ce *trigger.CredentialsError
-	if !errors.As(err, &ce) {
-		return []Violation{{Source: SourceCredentials, Rule: "invalid", Err: err}}
-	}
-	var out []Violation
-	for _, v := range ce.Violations {
-		src := SourceCredentials
-		if strings.HasPrefix(v.Path, "tenants[") {
-			src = SourceConfig
-		} else if i, ok := entryIndex(v.Path); ok && i < len(broken) && broken[i] {
-			continue
-		}
-		cv := configViolation(src, v, v.Rule.Detail())
-		if rest, ok := strings.CutSuffix(cv.Path, ".secret"); ok {
-			cv.Path = rest + "." + keyFile
-		}
-		out = append(out, cv)
-	}
-	return out
-}
-
-// entryIndex returns i of a path "credentials[i]..." .
-func entryIndex(path string) (int, bool) {
-	rest, ok := strings.CutPrefix(path, keyCredentials+"[")
-	if !ok {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(rest) && i < 4; i++ {
-		c := rest[i]
-		if c == ']' {
-			return n, i > 0
-		}
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return 0, false
 }

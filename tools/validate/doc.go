@@ -9,9 +9,9 @@
 //
 // It prints one line per violation,
 //
-//	config: bindings[2].ack_wait_ms: ack_wait_too_short (trigger: config value out of range)
-//	credentials: credentials[0].file: secret_expired (credential: jwt expired)
-//	config: tenants[1]: credential_missing (trigger: tenant without credential)
+//	config: poll_interval_ms: out_of_range: 5 is below the minimum 10 (ms)
+//	credentials: credentials[0].file: secret_expired: names a user JWT whose expiry has passed; issue a new one (credential: jwt expired)
+//	config: tenants[1]: credential_missing: has no credential; add one credential for this tenant
 //
 // and exits 0 when there is none, 1 when there is any, 2 for a usage error.
 //
@@ -28,50 +28,14 @@
 //
 // Secrets never appear in the configuration, and not in the credentials
 // file either: it binds each tenant to its provider, its exact destination
-// and the file that holds its secret, which stays where the operator keeps
-// it. The format, strict like the configuration's (unknown, duplicate or
-// missing keys and wrong types are violations):
-//
-//	{
-//	  "credentials": [
-//	    {
-//	      "tenant": "acme",
-//	      "provider_id": "nats-eu",
-//	      "destination": {
-//	        "address": "127.0.0.1:4222",
-//	        "server_name": "broker.latent.test",
-//	        "root_cas_pem": "-----BEGIN CERTIFICATE-----\n...",
-//	        "allow_non_public": true
-//	      },
-//	      "kind": "creds",
-//	      "file": "acme.creds"
-//	    }
-//	  ]
-//	}
-//
-// Its keys:
-//
-//   - credentials: 1 to trigger.MaxTenants entries, one per tenant of the
-//     configuration.
-//   - tenant, provider_id, destination: must equal the configuration's
-//     tenant, its provider_id and its destination exactly (the destination
-//     object has the same keys as in the configuration, spki_sha256 and
-//     allow_non_public included), as trigger.MatchCredentials requires: a
-//     credential is bound to one broker endpoint.
-//   - kind: "creds" (a decorated .creds file: user JWT and nkey seed),
-//     "nkey" (a user nkey seed), "token" (a token) or "user_password" (the
-//     file holds the password; "user" names the user, and only this kind
-//     has that key).
-//   - file: the secret file, relative to the credentials file's directory
-//     unless absolute; a regular file of at most MaxSecretFileBytes with no
-//     permission bit for group or others (mode 0600 or stricter). One
-//     trailing newline of a token or password file is ignored.
-//
-// A creds file whose JWT has expired is a violation (secret_expired).
+// and the file that holds its secret. It is read, with every secret file it
+// names, by trigger.LoadCredentials (trigger.CheckCredentialsFile while the
+// configuration is invalid), the loader embedders call too; its format and
+// rules are there and in docs/CREDENTIALS.md.
 //
 // # Rules
 //
-// Configuration violations carry the trigger package's rule names and
-// sentinels (trigger.Rule); the credentials file's own rules are this
-// package's Rule values. Violation.Err matches with errors.Is either way.
+// Every violation carries a trigger.Rule's name and the rule itself as its
+// sentinel (Violation.Err, matched with errors.Is), and Violation.Cause
+// the file-system error or package credential's sentinel behind it.
 package validate

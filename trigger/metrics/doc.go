@@ -20,8 +20,8 @@
 // Config.Bindings (binding="0" .. binding="255"), never by its ID. The other
 // labels take the String names of the trigger package's enums: action
 // (trigger.Action), outcome (trigger.Outcome), class (trigger.ErrorClass),
-// resource (trigger.Resource), result (trigger.StepResult) and ack
-// (trigger.AckState). A zero enum value, meaning "not applicable", is the
+// resource (trigger.Resource), dial_failure (trigger.DialFailure), result
+// (trigger.StepResult) and ack (trigger.AckState). A zero enum value, meaning "not applicable", is the
 // empty label value. Every enum value of a labelled family is written, zero
 // counts included, so a series exists from the first scrape and rate() sees
 // its first increment.
@@ -56,10 +56,11 @@
 //	latent_nats_trigger_outcomes_total{outcome}          Outcomes
 //	latent_nats_trigger_errors_total{class}              Errors
 //	latent_nats_trigger_pool_refusals_total{resource}    Refusals
+//	latent_nats_trigger_dial_failures_total{dial_failure} DialFailure
 //
 // The last step, written only once there is one (trigger.Monitor.LastStep):
 //
-//	latent_nats_trigger_last_step_info{binding,result,outcome,action,ack,class,resource} 1
+//	latent_nats_trigger_last_step_info{binding,result,outcome,action,ack,class,resource,dial_failure} 1
 //	latent_nats_trigger_last_step_number             gauge  StepReport.Step
 //	latent_nats_trigger_last_step_epoch              gauge  StepReport.Epoch
 //	latent_nats_trigger_last_step_timestamp_seconds  gauge  StepReport.At
@@ -67,6 +68,9 @@
 //	latent_nats_trigger_last_step_delivery_count     gauge  StepReport.Delivered
 //	latent_nats_trigger_last_step_route_generation   gauge  StepReport.RouteGeneration
 //	latent_nats_trigger_last_step_wait_seconds       gauge  StepReport.Wait
+//
+// StepReport.Cause, the host's typed reason for an outcome, is not written:
+// it is an error value, not a fixed set of labels.
 //
 // # Allocation
 //

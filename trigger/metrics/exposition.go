@@ -46,6 +46,8 @@ func Append(dst []byte, s trigger.Snapshot, last trigger.StepReport, hasLast boo
 		func(c *trigger.Counts, e trigger.ErrorClass) uint64 { return c.Error(e) })
 	dst = appendPerEnum(dst, bs, nameRefusals, helpRefusals, labelResource, 1, trigger.Resource(trigger.NumResources),
 		func(c *trigger.Counts, r trigger.Resource) uint64 { return c.Refusal(r) })
+	dst = appendPerEnum(dst, bs, nameDialFailures, helpDialFailures, labelDial, 1, trigger.DialFailure(trigger.NumDialFailures),
+		func(c *trigger.Counts, f trigger.DialFailure) uint64 { return c.DialFailure(f) })
 
 	if hasLast {
 		dst = appendLast(dst, &last)
@@ -83,6 +85,7 @@ func appendLast(dst []byte, r *trigger.StepReport) []byte {
 	dst = appendLabel(dst, labelAck, enumName(r.Ack))
 	dst = appendLabel(dst, labelClass, enumName(r.Error))
 	dst = appendLabel(dst, labelResource, enumName(r.Resource))
+	dst = appendLabel(dst, labelDial, enumName(r.Dial))
 	dst = append(dst, "} 1\n"...)
 
 	dst = appendHeader(dst, nameLastNumber, helpLastNumber, typeGauge)

@@ -113,7 +113,8 @@ func TestFamilies(t *testing.T) {
 		{"latent_nats_trigger_outcomes_total", "counter", []string{"binding", "outcome"}, n * trigger.NumOutcomes},
 		{"latent_nats_trigger_errors_total", "counter", []string{"binding", "class"}, n * trigger.NumErrorClasses},
 		{"latent_nats_trigger_pool_refusals_total", "counter", []string{"binding", "resource"}, n * trigger.NumResources},
-		{"latent_nats_trigger_last_step_info", "gauge", []string{"binding", "result", "outcome", "action", "ack", "class", "resource"}, 1},
+		{"latent_nats_trigger_dial_failures_total", "counter", []string{"binding", "dial_failure"}, n * trigger.NumDialFailures},
+		{"latent_nats_trigger_last_step_info", "gauge", []string{"binding", "result", "outcome", "action", "ack", "class", "resource", "dial_failure"}, 1},
 		{"latent_nats_trigger_last_step_number", "gauge", nil, 1},
 		{"latent_nats_trigger_last_step_epoch", "gauge", nil, 1},
 		{"latent_nats_trigger_last_step_timestamp_seconds", "gauge", nil, 1},
@@ -151,6 +152,7 @@ func TestFormatValid(t *testing.T) {
 	odd.Ack = trigger.AckState(203)
 	odd.Error = trigger.ErrorClass(204)
 	odd.Resource = trigger.Resource(205)
+	odd.Dial = trigger.DialFailure(206)
 	odd.Binding = -1
 	odd.At = time.Time{}
 	zero := trigger.StepReport{Result: trigger.ResultFailed, Ack: trigger.AckNone, Error: trigger.ClassDial}
@@ -193,7 +195,7 @@ func TestFormatValid(t *testing.T) {
 const installationSamples = 5
 
 // perBinding is the number of samples one binding adds.
-const perBinding = 10 + 4 + trigger.NumOutcomes + trigger.NumErrorClasses + trigger.NumResources
+const perBinding = 10 + 4 + trigger.NumOutcomes + trigger.NumErrorClasses + trigger.NumResources + trigger.NumDialFailures
 
 // TestLastStepLabels pins the last-step labels of zero and out-of-range
 // enum values: empty for zero (not applicable), the String form otherwise.
@@ -201,6 +203,7 @@ func TestLastStepLabels(t *testing.T) {
 	odd := trigger.StepReport{
 		Binding: 3, Result: trigger.StepResult(200), Outcome: trigger.Outcome(201), Action: trigger.Action(202),
 		Ack: trigger.AckState(203), Error: trigger.ErrorClass(204), Resource: trigger.Resource(205),
+		Dial: trigger.DialFailure(206),
 	}
 	tests := []struct {
 		name string
@@ -209,18 +212,24 @@ func TestLastStepLabels(t *testing.T) {
 	}{
 		{"zero", trigger.StepReport{}, []label{
 			{"binding", "0"}, {"result", ""}, {"outcome", ""}, {"action", ""}, {"ack", ""}, {"class", ""}, {"resource", ""},
+			{"dial_failure", ""},
 		}},
 		{"known", knownLast(), []label{
 			{"binding", "1"}, {"result", "delivered"}, {"outcome", "timeout"}, {"action", "nak"}, {"ack", "uncertain"},
-			{"class", "ack uncertain"}, {"resource", ""},
+			{"class", "ack uncertain"}, {"resource", ""}, {"dial_failure", ""},
 		}},
 		{"refused", trigger.StepReport{Result: trigger.ResultFailed, Ack: trigger.AckNone, Error: trigger.ClassPoolExhausted, Resource: trigger.ResourceTenantConnections}, []label{
 			{"binding", "0"}, {"result", "failed"}, {"outcome", ""}, {"action", ""}, {"ack", "none"},
-			{"class", "pool exhausted"}, {"resource", "tenant connections"},
+			{"class", "pool exhausted"}, {"resource", "tenant connections"}, {"dial_failure", ""},
+		}},
+		{"dial refused", trigger.StepReport{Result: trigger.ResultFailed, Ack: trigger.AckNone, Error: trigger.ClassDial, Dial: trigger.DialRefused}, []label{
+			{"binding", "0"}, {"result", "failed"}, {"outcome", ""}, {"action", ""}, {"ack", "none"},
+			{"class", "dial"}, {"resource", ""}, {"dial_failure", "refused"},
 		}},
 		{"out of range", odd, []label{
 			{"binding", "3"}, {"result", "StepResult(200)"}, {"outcome", "Outcome(201)"}, {"action", "Action(202)"},
 			{"ack", "AckState(203)"}, {"class", "ErrorClass(204)"}, {"resource", "Resource(205)"},
+			{"dial_failure", "DialFailure(206)"},
 		}},
 	}
 	for _, tc := range tests {
@@ -305,6 +314,7 @@ const (
 	famOutcomes = "latent_nats_trigger_outcomes_total"
 	famErrors   = "latent_nats_trigger_errors_total"
 	famRefusals = "latent_nats_trigger_pool_refusals_total"
+	famDials    = "latent_nats_trigger_dial_failures_total"
 	famInfo     = "latent_nats_trigger_last_step_info"
 )
 
@@ -347,6 +357,8 @@ func TestCountsFieldsExported(t *testing.T) {
 			func(c *trigger.Counts, i int, n uint64) { c.SetError(trigger.ErrorClass(i), n) }},
 		"refusals": {famRefusals, "resource", func(i int) string { return trigger.Resource(i).String() },
 			func(c *trigger.Counts, i int, n uint64) { c.SetRefusal(trigger.Resource(i), n) }},
+		"dials": {famDials, "dial_failure", func(i int) string { return trigger.DialFailure(i).String() },
+			func(c *trigger.Counts, i int, n uint64) { c.SetDialFailure(trigger.DialFailure(i), n) }},
 	}
 	var c trigger.Counts
 	v := reflect.ValueOf(&c).Elem()
@@ -463,9 +475,15 @@ func TestSnapshotFieldsExported(t *testing.T) {
 
 // TestStepReportFieldsExported maps every field of trigger.StepReport to
 // a gauge or a label of the info series and checks its value: a new field
-// fails here until it is mapped and written.
+// fails here until it is mapped and written, or listed in unexported with
+// the reason.
 func TestStepReportFieldsExported(t *testing.T) {
 	type target struct{ family, label string }
+	unexported := map[string]string{
+		// The host's typed reason: an error value, not a fixed set of
+		// label values.
+		"Cause": "the host's error value",
+	}
 	gauge := func(name string) target { return target{"latent_nats_trigger_last_step_" + name, ""} }
 	want := map[string]target{
 		"Step":            gauge("number"),
@@ -481,10 +499,12 @@ func TestStepReportFieldsExported(t *testing.T) {
 		"Ack":             {famInfo, "ack"},
 		"Error":           {famInfo, "class"},
 		"Resource":        {famInfo, "resource"},
+		"Dial":            {famInfo, "dial_failure"},
 		"Wait":            gauge("wait_seconds"),
 	}
 	r := knownLast()
 	r.Resource = trigger.ResourceClients
+	r.Dial = trigger.DialTLS
 	fams, err := parseExposition(string(metrics.Append(nil, trigger.Snapshot{}, r, true)))
 	if err != nil {
 		t.Fatal(err)
@@ -494,6 +514,9 @@ func TestStepReportFieldsExported(t *testing.T) {
 	for i := range v.NumField() {
 		name := v.Type().Field(i).Name
 		fields[name] = true
+		if _, skip := unexported[name]; skip {
+			continue
+		}
 		tg, ok := want[name]
 		if !ok {
 			t.Errorf("trigger.StepReport.%s is not mapped to a metric", name)
@@ -537,6 +560,11 @@ func TestStepReportFieldsExported(t *testing.T) {
 			t.Errorf("mapping names %s, which trigger.StepReport lacks", name)
 		}
 	}
+	for name := range unexported {
+		if !fields[name] {
+			t.Errorf("unexported names %s, which trigger.StepReport lacks", name)
+		}
+	}
 }
 
 // TestEnumLabelValues: each labelled family writes exactly its enum's
@@ -557,6 +585,7 @@ func TestEnumLabelValues(t *testing.T) {
 		{famOutcomes, "outcome", names(trigger.NumOutcomes, func(i int) string { return trigger.Outcome(i).String() })},
 		{famErrors, "class", names(trigger.NumErrorClasses, func(i int) string { return trigger.ErrorClass(i).String() })},
 		{famRefusals, "resource", names(trigger.NumResources, func(i int) string { return trigger.Resource(i).String() })},
+		{famDials, "dial_failure", names(trigger.NumDialFailures, func(i int) string { return trigger.DialFailure(i).String() })},
 	}
 	fams, err := parseExposition(string(metrics.Append(nil, trigger.Snapshot{Bindings: make([]trigger.Counts, 1)}, trigger.StepReport{}, false)))
 	if err != nil {

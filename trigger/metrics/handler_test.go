@@ -153,7 +153,7 @@ func TestMonitorScrape(t *testing.T) {
 	info := find(fams, famInfo)
 	wantLabels := []label{
 		{"binding", strconv.Itoa(last.Binding)}, {"result", "failed"}, {"outcome", ""}, {"action", ""},
-		{"ack", "none"}, {"class", "dial"}, {"resource", ""},
+		{"ack", "none"}, {"class", "dial"}, {"resource", ""}, {"dial_failure", "other"},
 	}
 	if len(info.Samples) != 1 {
 		t.Fatalf("%d info samples", len(info.Samples))

@@ -55,6 +55,9 @@ func knownSnapshot() trigger.Snapshot {
 		for r := 1; r <= trigger.NumResources; r++ {
 			c.SetRefusal(trigger.Resource(r), base+500+uint64(r))
 		}
+		for f := 1; f <= trigger.NumDialFailures; f++ {
+			c.SetDialFailure(trigger.DialFailure(f), base+700+uint64(f))
+		}
 	}
 	for i := range s.Bindings {
 		s.Totals.Visits += s.Bindings[i].Visits

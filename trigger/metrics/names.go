@@ -17,6 +17,7 @@ const (
 	labelOutcome  = "outcome"
 	labelClass    = "class"
 	labelResource = "resource"
+	labelDial     = "dial_failure"
 	labelResult   = "result"
 	labelAck      = "ack"
 )
@@ -82,6 +83,9 @@ const (
 
 	nameRefusals = prefix + "pool_refusals_total"
 	helpRefusals = "Shared pool reservations refused, by the limit that refused."
+
+	nameDialFailures = prefix + "dial_failures_total"
+	helpDialFailures = "Failed dials (class dial in " + nameErrors + "), by why: refused, tls, authorization or other."
 )
 
 // Last-step families, written once the monitor has a report.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -361,5 +363,66 @@ func TestConcurrentActivations(t *testing.T) {
 	}
 	if s.Outcome(trigger.OutcomeSuccess) != s.Reservations {
 		t.Errorf("%d successes for %d reservations", s.Outcome(trigger.OutcomeSuccess), s.Reservations)
+	}
+}
+
+// TestActivateCause: the Result's Err is the typed reason where the host
+// has one (issue 20: the argument error was dropped), and never the
+// payload or the function's own text.
+func TestActivateCause(t *testing.T) {
+	const ok = `[7,"widget"]`
+	succeed := func(context.Context, refhost.Call) error { return nil }
+	nothing := func(*refhost.Host) {}
+	cases := []struct {
+		name         string
+		fn           refhost.Func
+		afterReserve func(*refhost.Host)
+		payload      string
+		want         trigger.Outcome
+		cause        error
+	}{
+		{name: "success", payload: ok, want: trigger.OutcomeSuccess, fn: succeed, afterReserve: nothing},
+		{name: "wrong argument type", payload: `["SECRET-7","widget"]`, want: trigger.OutcomeInvalidArguments,
+			fn: succeed, afterReserve: nothing, cause: &refhost.ArgumentError{Arg: 0, Offset: 1, Rule: refhost.RuleWrongType}},
+		{name: "missing argument", payload: `[7]`, want: trigger.OutcomeInvalidArguments,
+			fn: succeed, afterReserve: nothing, cause: &refhost.ArgumentError{Arg: -1, Offset: 2, Rule: refhost.RuleArgCount}},
+		{name: "not json", payload: `SECRET`, want: trigger.OutcomeInvalidArguments,
+			fn: succeed, afterReserve: nothing, cause: &refhost.ArgumentError{Arg: -1, Offset: 0, Rule: refhost.RuleSyntax}},
+		{name: "declared failure without the function's text", payload: ok, want: trigger.OutcomeDeclaredFailure,
+			fn: func(context.Context, refhost.Call) error {
+				return fmt.Errorf("placing SECRET: %w", &refhost.ApplicationError{Code: "out-of-stock"})
+			},
+			afterReserve: nothing, cause: &refhost.ApplicationError{Code: "out-of-stock"}},
+		{name: "plain error", payload: ok, want: trigger.OutcomePlatformFailure,
+			fn: func(context.Context, refhost.Call) error { return errors.New("SECRET") }, afterReserve: nothing},
+		{name: "publication revoked", payload: ok, want: trigger.OutcomePermissionRejected, fn: succeed,
+			afterReserve: func(h *refhost.Host) { h.RevokePublication(testPublication()) },
+			cause:        refhost.ErrNotPublished},
+		{name: "principal revoked", payload: ok, want: trigger.OutcomeAuthenticationRejected, fn: succeed,
+			afterReserve: func(h *refhost.Host) { h.RevokePrincipal("svc-orders") }},
+	}
+	// Errors are equal when they are the same value or deeply equal
+	// values (two *ArgumentError with the same fields).
+	sameError := cmp.Comparer(func(a, b error) bool { return reflect.DeepEqual(a, b) })
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHost(t, defaultConfig(), tc.fn)
+			in := reserve(t, h, 64)
+			tc.afterReserve(h)
+			got := in.Activate(context.Background(), activation(in, tc.payload, time.Minute))
+			in.Release()
+			if got.Outcome != tc.want {
+				t.Errorf("Activate = %v, want %v", got.Outcome, tc.want)
+			}
+			if diff := cmp.Diff(tc.cause, got.Err, sameError); diff != "" {
+				t.Errorf("Err (-want +got):\n%s", diff)
+			}
+			if strings.Contains(fmt.Sprint(got.Err), "SECRET") {
+				t.Errorf("Err %q holds the payload or the function's text", got.Err)
+			}
+			if err := h.WaitIdle(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -134,7 +134,10 @@
 // a missing contract or function is incompatible contract; a payload the
 // signature refuses is invalid arguments; a deadline is timeout and a
 // cancelled context cancelled; any other error, an undeclared code and a
-// panic are platform failures. A function that ignores its context keeps
+// panic are platform failures. The Result's Err carries the typed reason
+// where there is one, with no payload byte: the *ArgumentError of an
+// invalid payload, ErrNotPublished, the declared *ApplicationError. A
+// function that ignores its context keeps
 // its admission and input allocation until it returns, even after
 // Release; WaitIdle waits for that.
 package refhost

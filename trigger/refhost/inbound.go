@@ -113,35 +113,46 @@ type outcome struct {
 // function does or when that context ends, whichever is first. A second
 // call, a call after Release, or an activation for another binding or
 // generation than reserved is a platform failure and runs nothing.
+//
+// The Result's Err carries the typed reason where the Host has one, never
+// a byte of the payload: the decoder's *ArgumentError for invalid
+// arguments (argument, path of declared names, rule, offset),
+// ErrNotPublished for a revoked publication, and the function's
+// *ApplicationError (alone, without what the function wrapped it in) for
+// a declared failure; nil otherwise.
 func (in *inbound) Activate(ctx context.Context, a trigger.Activation) trigger.Result {
-	o := in.activate(ctx, a)
+	o, cause := in.activate(ctx, a)
 	in.h.mu.Lock()
 	in.h.counts.outcomes[o-1]++
 	in.h.mu.Unlock()
-	return trigger.Result{Outcome: o}
+	return trigger.Result{Outcome: o, Err: cause}
 }
 
-func (in *inbound) activate(ctx context.Context, a trigger.Activation) trigger.Outcome {
+func (in *inbound) activate(ctx context.Context, a trigger.Activation) (trigger.Outcome, error) {
 	h := in.h
 	h.mu.Lock()
 	if in.activated || in.released || a.Binding != in.binding || a.RouteGeneration != in.gen {
 		h.counts.misuse++
 		h.mu.Unlock()
-		return trigger.OutcomePlatformFailure
+		return trigger.OutcomePlatformFailure, nil
 	}
 	in.activated = true
 	h.counts.activations++
-	f, o := h.startCheck(in, a)
+	f, o, cause := h.startCheck(in, a)
 	h.mu.Unlock()
 	if o != 0 {
-		return o
+		return o, cause
 	}
 	if len(a.Payload) > in.input {
-		return trigger.OutcomePlatformFailure
+		return trigger.OutcomePlatformFailure, nil
 	}
 	args, err := f.sig.Decode(a.Payload)
 	if err != nil {
-		return trigger.OutcomeInvalidArguments
+		var ae *ArgumentError
+		if !errors.As(err, &ae) {
+			return trigger.OutcomeInvalidArguments, nil
+		}
+		return trigger.OutcomeInvalidArguments, ae
 	}
 
 	fctx, cancel := context.WithDeadline(ctx, a.Deadline)
@@ -152,7 +163,7 @@ func (in *inbound) activate(ctx context.Context, a trigger.Activation) trigger.O
 		defer cancelBudget()
 	}
 	if fctx.Err() != nil {
-		return ctxOutcome(fctx)
+		return ctxOutcome(fctx), nil
 	}
 	call := Call{
 		Args:            args,
@@ -188,28 +199,29 @@ func (in *inbound) activate(ctx context.Context, a trigger.Activation) trigger.O
 	h.mu.Lock()
 	h.counts.overran++
 	h.mu.Unlock()
-	return ctxOutcome(fctx)
+	return ctxOutcome(fctx), nil
 }
 
 // startCheck is the final guarded start check, the function lookup and
-// the declared contract's check. h.mu is held.
-func (h *Host) startCheck(in *inbound, a trigger.Activation) (*function, trigger.Outcome) {
+// the declared contract's check, with the typed reason of a refusal where
+// there is one. h.mu is held.
+func (h *Host) startCheck(in *inbound, a trigger.Activation) (*function, trigger.Outcome, error) {
 	if h.revokedPr[a.Principal.Subject] {
-		return nil, trigger.OutcomeAuthenticationRejected
+		return nil, trigger.OutcomeAuthenticationRejected, nil
 	}
 	if !h.published[keyOf(in.binding)] {
-		return nil, trigger.OutcomePermissionRejected
+		return nil, trigger.OutcomePermissionRejected, ErrNotPublished
 	}
 	f := h.functions[funcKey{in.binding.Service, in.revision, in.binding.Contract, in.binding.Function}]
 	if f == nil || !h.compatible(in.binding.Contract, in.binding.Function, f) {
-		return nil, trigger.OutcomeIncompatibleContract
+		return nil, trigger.OutcomeIncompatibleContract, nil
 	}
 	if f.memory > in.memory {
 		// Registered after the reservation was made, with more memory
 		// than it holds: refused rather than run over the reservation.
-		return nil, trigger.OutcomePlatformFailure
+		return nil, trigger.OutcomePlatformFailure, nil
 	}
-	return f, 0
+	return f, 0, nil
 }
 
 // run calls fn on its own goroutine, recovers a panic, settles the
@@ -236,20 +248,22 @@ func (in *inbound) run(ctx context.Context, fn Func, c Call, done chan<- outcome
 	r.err = fn(ctx, c)
 }
 
-// classify maps what the function returned.
-func (f *function) classify(ctx context.Context, r outcome) trigger.Outcome {
+// classify maps what the function returned, with the declared failure
+// as the reason of OutcomeDeclaredFailure: the *ApplicationError alone,
+// never the function's own text around it.
+func (f *function) classify(ctx context.Context, r outcome) (trigger.Outcome, error) {
 	var ae *ApplicationError
 	switch {
 	case r.panicked:
-		return trigger.OutcomePlatformFailure
+		return trigger.OutcomePlatformFailure, nil
 	case r.err == nil:
-		return trigger.OutcomeSuccess
+		return trigger.OutcomeSuccess, nil
 	case errors.As(r.err, &ae) && f.declares(ae.Code):
-		return trigger.OutcomeDeclaredFailure
+		return trigger.OutcomeDeclaredFailure, &ApplicationError{Code: ae.Code}
 	case ctx.Err() != nil:
-		return ctxOutcome(ctx)
+		return ctxOutcome(ctx), nil
 	}
-	return trigger.OutcomePlatformFailure
+	return trigger.OutcomePlatformFailure, nil
 }
 
 // ctxOutcome maps a done context: its deadline (or the budget) is a
