@@ -50,18 +50,11 @@ func (h *Host) DeclareContract(c Contract) error {
 		if _, dup := fns[f.Name]; dup {
 			return fmt.Errorf("%w: function %d named twice", ErrInvalidContract, i)
 		}
-		sig, err := NewSignature(f.Params...)
+		sig, result, err := functionType(f.Params, f.Result)
 		if err != nil {
 			return fmt.Errorf("%w: function %d: %w", ErrInvalidContract, i, err)
 		}
-		cf := contractFunc{params: sig.String()}
-		if f.Result != nil {
-			if err := f.Result.Validate(); err != nil {
-				return fmt.Errorf("%w: function %d result: %w", ErrInvalidContract, i, err)
-			}
-			cf.result = f.Result.String()
-		}
-		fns[f.Name] = cf
+		fns[f.Name] = contractFunc{params: sig.String(), result: result}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -86,4 +79,21 @@ func (h *Host) compatible(contract, name string, f *function) bool {
 	}
 	cf, ok := fns[name]
 	return ok && cf.params == f.params && cf.result == f.result
+}
+
+// functionType validates a function's parameter and result types, for a
+// registration and a contract alike: the signature, and the result's
+// canonical text (empty for none), which is what a contract compares.
+func functionType(params []Type, result *Type) (*Signature, string, error) {
+	sig, err := NewSignature(params...)
+	if err != nil {
+		return nil, "", err
+	}
+	if result == nil {
+		return sig, "", nil
+	}
+	if err := result.Validate(); err != nil {
+		return nil, "", fmt.Errorf("result: %w", err)
+	}
+	return sig, result.String(), nil
 }

@@ -42,9 +42,9 @@ var (
 	// Memory is negative or more than the Host's MaxMemoryBytes.
 	ErrInvalidFunction = errors.New("refhost: invalid function")
 
-	// ErrInvalidContract: a Contract with an invalid name, no functions or
-	// too many, a function named twice, or an invalid parameter list or
-	// result type.
+	// ErrInvalidContract: a Contract with no functions or too many, a
+	// function named twice, or an invalid parameter list or result type
+	// (an invalid name is ErrInvalidName).
 	ErrInvalidContract = errors.New("refhost: invalid contract")
 
 	// ErrDuplicateFunction: a function registered twice under the same

@@ -35,7 +35,7 @@ type Config struct {
 // Func is a registered function. It runs on a goroutine the Host owns and
 // must return when ctx is done (at the earlier of the activation's
 // deadline and budget, or when the owner stops); until it returns it
-// keeps its admission slot and input allocation. Returning an
+// keeps its admission slot, input allocation and guest memory. Returning an
 // *ApplicationError with a declared code is a declared failure; any other
 // error, and a panic, is a platform failure.
 type Func func(ctx context.Context, c Call) error
@@ -175,16 +175,9 @@ func (h *Host) Register(f Function) error {
 	if f.Func == nil {
 		return fmt.Errorf("%w: no func", ErrInvalidFunction)
 	}
-	sig, err := NewSignature(f.Params...)
+	sig, result, err := functionType(f.Params, f.Result)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidFunction, err)
-	}
-	result := ""
-	if f.Result != nil {
-		if err := f.Result.Validate(); err != nil {
-			return fmt.Errorf("%w: result: %w", ErrInvalidFunction, err)
-		}
-		result = f.Result.String()
 	}
 	if f.Memory < 0 || f.Memory > h.cfg.MaxMemoryBytes {
 		return fmt.Errorf("%w: memory %d outside the host's 0..%d", ErrInvalidFunction, f.Memory, h.cfg.MaxMemoryBytes)

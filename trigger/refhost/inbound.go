@@ -71,9 +71,9 @@ type inbound struct {
 // RouteGeneration implements trigger.Inbound.
 func (in *inbound) RouteGeneration() uint64 { return in.gen }
 
-// Release implements trigger.Inbound: the slot and input allocation
-// return now, or when the function returns if it is still running. A
-// second call does nothing but count as misuse.
+// Release implements trigger.Inbound: the slot, input allocation and guest
+// memory return now, or when the function returns if it is still running.
+// A second call does nothing but count as misuse.
 func (in *inbound) Release() {
 	h := in.h
 	h.mu.Lock()

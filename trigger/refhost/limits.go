@@ -1,5 +1,7 @@
 package refhost
 
+import "math"
+
 // MediaType names the payload encoding this package reads and writes.
 const MediaType = "application/vnd.latent.wit-values.v1+json"
 
@@ -50,9 +52,9 @@ const (
 	MaxDeclaredFailures = 64
 
 	// MaxMemoryAllocation bounds Config.MaxMemoryBytes, the guest memory
-	// all held reservations may share, in bytes: 64 GiB, a thousand
-	// activations of the largest 32-bit WebAssembly memory's sixteenth.
-	MaxMemoryAllocation = 64 << 30
+	// all held reservations may share, in bytes: 64 GiB (64 activations at
+	// wasmhost's largest ceiling), or the largest int on a 32-bit platform.
+	MaxMemoryAllocation = min(64<<30, math.MaxInt)
 
 	// MaxContractFunctions bounds the functions of one Contract.
 	MaxContractFunctions = 256
