@@ -167,7 +167,7 @@ func BenchmarkCompile(b *testing.B) {
 
 // benchRegister registers m into a new Runtime with a cache in dir.
 func benchRegister(b *testing.B, dir string, m wasmhost.Module) {
-	ref, err := refhost.New(refhost.Config{MaxActivations: 1, MaxInputBytes: 1, MaxMemoryBytes: int(m.MemoryPages) * wasmhost.PageSize})
+	ref, err := refhost.New(refhost.Config{MaxActivations: 1, MaxInputBytes: 1, MaxMemoryBytes: int(m.MemoryPages)*wasmhost.PageSize + wasmhost.MaxTableElements*8})
 	if err != nil {
 		b.Fatal(err)
 	}
