@@ -45,6 +45,7 @@ func TestModuleLayers(t *testing.T) {
 		"internal/fakeserver": {nil, "a scripted TLS server for tests below conformance, standard library only"},
 		"internal/frametest":  {nil, "frames shaped like broker traffic for the parser's and the peer benchmarks"},
 		"internal/apicheck":   {[]string{"internal/pkgcheck"}, "the golden list of the exported API, read with go/parser and go/ast over pkgcheck's walk of the module"},
+		"internal/wittest":    {[]string{"pgregory.net/rapid", "trigger/refhost"}, "the random WIT types and values the codec's and the canonical ABI's property tests share (tests only)"},
 
 		// Test-only packages: their files beside doc.go are tests.
 		"fuzz":        {nil, "cross-package fuzz targets (tests only)"},

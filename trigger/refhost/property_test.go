@@ -6,149 +6,25 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/latent-systems/latent-nats/internal/wittest"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
 
-// genNames draws 1-4 distinct member names.
-func genNames(t *rapid.T, label string) []string {
-	return rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"a", "b", "id", "max-len", "HTTP", "x2", "some", "ok", "err"}), 1, 4, rapid.ID).Draw(t, label)
-}
-
-// genType draws a valid type of at most depth levels.
+// genType draws a valid type of at most depth levels from the shared
+// generator (internal/wittest).
 func genType(t *rapid.T, depth int) refhost.Type {
-	scalars := []refhost.Kind{
-		refhost.KindBool, refhost.KindS8, refhost.KindS16, refhost.KindS32, refhost.KindS64,
-		refhost.KindU8, refhost.KindU16, refhost.KindU32, refhost.KindU64,
-		refhost.KindF32, refhost.KindF64, refhost.KindChar, refhost.KindString, refhost.KindEnum,
-	}
-	kinds := scalars
-	if depth > 1 {
-		kinds = append(kinds, refhost.KindList, refhost.KindTuple, refhost.KindRecord,
-			refhost.KindOption, refhost.KindOption, refhost.KindVariant, refhost.KindResult)
-	}
-	k := rapid.SampledFrom(kinds).Draw(t, "kind")
-	sub := func() refhost.Type { return genType(t, depth-1) }
-	opt := func() *refhost.Type {
-		if !rapid.Bool().Draw(t, "payload") {
-			return nil
-		}
-		p := sub()
-		return &p
-	}
-	switch k {
-	case refhost.KindList:
-		return refhost.List(sub())
-	case refhost.KindOption:
-		return refhost.Option(sub())
-	case refhost.KindTuple:
-		n := rapid.IntRange(1, 3).Draw(t, "tuple")
-		elems := make([]refhost.Type, n)
-		for i := range elems {
-			elems[i] = sub()
-		}
-		return refhost.Tuple(elems...)
-	case refhost.KindRecord:
-		names := genNames(t, "fields")
-		fs := make([]refhost.Field, len(names))
-		for i, n := range names {
-			fs[i] = refhost.Field{Name: n, Type: sub()}
-		}
-		return refhost.Record(fs...)
-	case refhost.KindEnum:
-		return refhost.Enum(genNames(t, "enum")...)
-	case refhost.KindVariant:
-		names := genNames(t, "cases")
-		cs := make([]refhost.Case, len(names))
-		for i, n := range names {
-			cs[i] = refhost.Case{Name: n, Payload: opt()}
-		}
-		return refhost.Variant(cs...)
-	case refhost.KindResult:
-		return refhost.Result(opt(), opt())
-	}
-	return refhost.Type{Kind: k}
+	var g wittest.Gen
+	return g.Type(t, depth)
 }
 
-// genValue draws a Go value of typ.
+// genValue draws a Go value of typ, any float (NaNs included).
 func genValue(t *rapid.T, typ refhost.Type) any {
-	switch typ.Kind {
-	case refhost.KindBool:
-		return rapid.Bool().Draw(t, "bool")
-	case refhost.KindS8:
-		return rapid.Int8().Draw(t, "s8")
-	case refhost.KindS16:
-		return rapid.Int16().Draw(t, "s16")
-	case refhost.KindS32:
-		return rapid.Int32().Draw(t, "s32")
-	case refhost.KindS64:
-		return rapid.Int64().Draw(t, "s64")
-	case refhost.KindU8:
-		return rapid.Uint8().Draw(t, "u8")
-	case refhost.KindU16:
-		return rapid.Uint16().Draw(t, "u16")
-	case refhost.KindU32:
-		return rapid.Uint32().Draw(t, "u32")
-	case refhost.KindU64:
-		return rapid.Uint64().Draw(t, "u64")
-	case refhost.KindF32:
-		return rapid.Float32().Draw(t, "f32")
-	case refhost.KindF64:
-		return rapid.Float64().Draw(t, "f64")
-	case refhost.KindChar:
-		return rapid.Rune().Filter(utf8.ValidRune).Draw(t, "char")
-	case refhost.KindString:
-		return rapid.String().Filter(utf8.ValidString).Draw(t, "string")
-	case refhost.KindList:
-		n := rapid.IntRange(0, 4).Draw(t, "len")
-		l := make([]any, n)
-		for i := range l {
-			l[i] = genValue(t, *typ.Elem)
-		}
-		return l
-	case refhost.KindTuple:
-		l := make([]any, len(typ.Elems))
-		for i := range l {
-			l[i] = genValue(t, typ.Elems[i])
-		}
-		return l
-	case refhost.KindRecord:
-		m := make(map[string]any, len(typ.Fields))
-		for _, f := range typ.Fields {
-			m[f.Name] = genValue(t, f.Type)
-		}
-		return m
-	case refhost.KindOption:
-		if !rapid.Bool().Draw(t, "some") {
-			return refhost.OptionValue{}
-		}
-		return refhost.Some(genValue(t, *typ.Elem))
-	case refhost.KindEnum:
-		return rapid.SampledFrom(typ.Cases).Draw(t, "case").Name
-	case refhost.KindVariant:
-		c := rapid.SampledFrom(typ.Cases).Draw(t, "case")
-		v := refhost.VariantValue{Case: c.Name}
-		if c.Payload != nil {
-			v.Value = genValue(t, *c.Payload)
-		}
-		return v
-	case refhost.KindResult:
-		r := refhost.ResultValue{Err: rapid.Bool().Draw(t, "err")}
-		side := typ.Ok
-		if r.Err {
-			side = typ.Err
-		}
-		if side != nil {
-			r.Value = genValue(t, *side)
-		}
-		return r
-	}
-	t.Fatalf("no generator for %v", typ.Kind)
-	return nil
+	var g wittest.Gen
+	return g.Value(t, &typ)
 }
 
 // genCase draws a signature and arguments for it.
