@@ -64,7 +64,9 @@ func listAll(t testing.TB, c *Client, stream, consumer string, want int) []Entry
 // stream and from an interest stream with one consumer, as an
 // acknowledgement would, while a limits stream keeps it; a delivery left
 // unsettled at max_deliver is a MAX_DELIVERIES advisory and stays in the
-// stream whatever its retention.
+// stream whatever its retention, also after a restart (when the broker
+// checks a stream's interest state) and after a later message is
+// acknowledged and the broker restarted again.
 func TestGiveUpsPinned(t *testing.T) {
 	b := brokertest.Start(t, broker.Options{Tenants: []string{"acme"}})
 	c := adminClient(t, b, "acme")
@@ -77,12 +79,14 @@ func TestGiveUpsPinned(t *testing.T) {
 		{"interest", false},
 		{"limits", true},
 	}
-	for _, tc := range tests {
+	unsettledSeqs := make([]uint64, len(tests))
+	for i, tc := range tests {
 		t.Run(tc.retention, func(t *testing.T) {
 			stream := "S_" + tc.retention
 			createStream(t, c, stream, tc.retention+".in", tc.retention, false)
 			termed := publish(t, c, tc.retention+".in", nil, []byte(`["fail"]`))
 			unsettled := publish(t, c, tc.retention+".in", nil, []byte(`["lost"]`))
+			unsettledSeqs[i] = unsettled
 			d := pullOne(t, c, stream, "C")
 			settle(t, c, d, "+TERM declared failure")
 			if d2 := pullOne(t, c, stream, "C"); d2.streamSeq != unsettled {
@@ -145,6 +149,33 @@ func TestGiveUpsPinned(t *testing.T) {
 			}
 		})
 	}
+
+	// After a restart (the broker checks a stream's interest state when
+	// it takes the stream's lead), and after a later message is
+	// acknowledged and the broker restarted again.
+	held := func(stage string) {
+		t.Helper()
+		if err := b.Restart(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		c = adminClient(t, b, "acme")
+		for i, tc := range tests {
+			_, found, err := c.msgGet(t.Context(), "S_"+tc.retention, msgGetRequest{Seq: unsettledSeqs[i]}, ErrStreamNotFound)
+			if err != nil || !found {
+				t.Errorf("%s, %s: the message the broker gave up on: held %v, %v; want held", tc.retention, stage, found, err)
+			}
+			// The capture kept its records.
+			if page, err := c.List(t.Context(), Query{Stream: "S_" + tc.retention, Consumer: "C"}); err != nil || len(page.Entries) != 2 {
+				t.Errorf("%s, %s: give-ups %+v, %v; want the two", tc.retention, stage, page.Entries, err)
+			}
+		}
+	}
+	held("after a restart")
+	for _, tc := range tests {
+		publish(t, c, tc.retention+".in", nil, []byte(`["ok"]`))
+		settle(t, c, pullOne(t, c, "S_"+tc.retention, "C"), "+ACK")
+	}
+	held("after a later acknowledgement and a restart")
 }
 
 // TestCopies: a work-queue stream created with copies republishes every
