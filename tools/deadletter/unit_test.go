@@ -215,3 +215,15 @@ func TestMainUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestCut: a reason is printed whole up to MaxPrintedReason bytes, cut
+// past it.
+func TestCut(t *testing.T) {
+	at := strings.Repeat("r", MaxPrintedReason)
+	if got := cut(at); got != at {
+		t.Errorf("cut at the limit = %q", got)
+	}
+	if got := cut(at + "x"); got != at {
+		t.Errorf("cut past the limit = %q", got)
+	}
+}
