@@ -20,6 +20,7 @@ import (
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/tools/ledger"
+	prov "github.com/latent-systems/latent-nats/tools/provision"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
@@ -69,6 +70,10 @@ type trigSpec struct {
 	// retention is the stream's retention policy, "limits" unless set
 	// ("workqueue" removes a message once acknowledged).
 	retention string
+	// provision, when set, creates each tenant's stream, consumers and
+	// capture streams with tools/provision and these options, as an
+	// operator would, in place of storage and retention above.
+	provision *prov.Options
 	// prefixGrants mints users whose publish grants name the tenant's
 	// stream with a wildcard for the consumer rather than each consumer:
 	// see TestTriggerIdleBindings.
@@ -179,7 +184,7 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		RootCAsPEM:     string(b.CAPEM()),
 		AllowNonPublic: true,
 	}
-	var creds []trigger.Credential
+	var creds, admins []trigger.Credential
 	for k, id := range spec.tenants {
 		adminCreds, err := b.Admin(id)
 		if err != nil {
@@ -201,15 +206,19 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 			subjects = append(subjects, bc.FilterSubject)
 			binds = append(binds, trigPullBinding(bc))
 		}
-		stream := map[string]any{"name": trigStream, "subjects": subjects, "storage": storage}
-		if spec.retention != "" {
-			stream["retention"] = spec.retention
-		}
-		te.adm.api("$JS.API.STREAM.CREATE."+trigStream, stream)
-		for _, pb := range binds {
-			te.adm.api("$JS.API.CONSUMER.CREATE."+trigStream+"."+pb.Consumer, map[string]any{
-				"stream_name": trigStream, "config": profileConfig(pb), "action": "create",
-			})
+		if spec.provision != nil {
+			admins = append(admins, trigger.Credential{Tenant: id, ProviderID: "local", Destination: dest, Secret: trigSecret(t, adminCreds)})
+		} else {
+			stream := map[string]any{"name": trigStream, "subjects": subjects, "storage": storage}
+			if spec.retention != "" {
+				stream["retention"] = spec.retention
+			}
+			te.adm.api("$JS.API.STREAM.CREATE."+trigStream, stream)
+			for _, pb := range binds {
+				te.adm.api("$JS.API.CONSUMER.CREATE."+trigStream+"."+pb.Consumer, map[string]any{
+					"stream_name": trigStream, "config": profileConfig(pb), "action": "create",
+				})
+			}
 		}
 		var user broker.UserSpec
 		if spec.scopedRole != "" {
@@ -241,16 +250,17 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		if err != nil {
 			t.Fatal(err)
 		}
-		file, err := uc.File()
-		if err != nil {
-			t.Fatal(err)
+		creds = append(creds, trigger.Credential{Tenant: id, ProviderID: "local", Destination: dest, Secret: trigSecret(t, uc)})
+	}
+	if spec.provision != nil {
+		ctx, cancel := context.WithTimeout(t.Context(), trigWait)
+		rep, err := prov.Run(ctx, e.cfg, admins, *spec.provision)
+		cancel()
+		if err != nil || !rep.OK() {
+			var b strings.Builder
+			_, _ = rep.WriteTo(&b)
+			t.Fatalf("provision: %v\n%s", err, b.String())
 		}
-		secret, err := credential.ParseCreds(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(secret.Wipe)
-		creds = append(creds, trigger.Credential{Tenant: id, ProviderID: "local", Destination: dest, Secret: secret})
 	}
 
 	// The shortest dial backoff: a restarted broker is dialled again soon.
@@ -313,6 +323,21 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		}
 	})
 	return e
+}
+
+// trigSecret parses a minted user's credentials, wiped when the case ends.
+func trigSecret(t *testing.T, c broker.Creds) *credential.Secret {
+	t.Helper()
+	file, err := c.File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := credential.ParseCreds(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(secret.Wipe)
+	return secret
 }
 
 // bindingOf returns binding i of tenant k: the suite's defaults, then

@@ -55,6 +55,7 @@ type streamInfoReply struct {
 		Storage    string          `json:"storage"`
 		MaxMsgSize int64           `json:"max_msg_size"`
 		Replicas   int             `json:"num_replicas"`
+		RePublish  *RePublish      `json:"republish"`
 		Mirror     json.RawMessage `json:"mirror"`
 		Sources    json.RawMessage `json:"sources"`
 	} `json:"config"`

@@ -37,9 +37,11 @@ func TestAgainstBroker(t *testing.T) {
 
 		rep := runProvision(t, cfg, creds, DefaultOptions())
 		want := []outcome{
+			{"acme", "capture", DeadLetterStream, "", "", "created", 0, 0},
 			{"acme", "stream", "ORDERS", "", "", "created", 0, 1}, // max_msg_size 4096 > b1's 1024
 			{"acme", "consumer", "ORDERS", "c0", "b0", "created", 0, 0},
 			{"acme", "consumer", "ORDERS", "c1", "b1", "created", 0, 0},
+			{"globex", "capture", DeadLetterStream, "", "", "created", 0, 0},
 			{"globex", "stream", "EVENTS", "", "", "created", 0, 0},
 			{"globex", "consumer", "EVENTS", "c2", "b2", "created", 0, 0},
 		}
@@ -120,10 +122,10 @@ func TestAgainstBroker(t *testing.T) {
 		before := snapshotConsumer(t, admin, "DIFFER", "c3")
 
 		rep := runProvision(t, cfg, adminCreds(t, b, cfg), DefaultOptions())
-		if len(rep.Results) != 2 {
+		if len(rep.Results) != 3 {
 			t.Fatalf("results: %+v", rep.Results)
 		}
-		got := rep.Results[1]
+		got := rep.Results[2]
 		if got.Action != ActionMismatch || !errors.Is(got.Err, ErrMismatch) {
 			t.Errorf("consumer result %v, %v; want mismatch", got.Action, got.Err)
 		}
@@ -154,10 +156,11 @@ func TestAgainstBroker(t *testing.T) {
 		if code := Main(t.Context(), []string{"-config", cfgPath, "-credentials", credsPath, "-permissions", "none"}, &stdout, &stderr); code != ExitFailed {
 			t.Errorf("Main exit %d, want %d\n%s", code, ExitFailed, stderr.String())
 		}
-		wantReport := "acme: stream DIFFER: asserted\n" +
+		wantReport := "acme: capture stream LATENT_DEADLETTER: asserted\n" +
+			"acme: stream DIFFER: asserted\n" +
 			"acme: consumer DIFFER/c3 (binding b3): mismatch, left unchanged\n" +
 			"    max_deliver: want 5, got 2\n" +
-			"summary: 0 created, 1 asserted, 1 mismatch, 0 missing, 0 skipped, 0 failed\n"
+			"summary: 0 created, 2 asserted, 1 mismatch, 0 missing, 0 skipped, 0 failed\n"
 		if diff := cmp.Diff(wantReport, stderr.String()); diff != "" || stdout.Len() != 0 {
 			t.Errorf("Main report (-want +got):\n%s\nstdout: %q", diff, stdout.String())
 		}
@@ -172,6 +175,7 @@ func TestAgainstBroker(t *testing.T) {
 		opts.Mode = ModeAssert
 		rep := runProvision(t, cfg, adminCreds(t, b, cfg), opts)
 		want := []outcome{
+			{"acme", "capture", DeadLetterStream, "", "", "asserted", 0, 0},
 			{"acme", "stream", "ABSENT", "", "", "missing", 0, 0},
 			{"acme", "consumer", "ABSENT", "c4", "b4", "skipped", 0, 0},
 		}
@@ -192,6 +196,7 @@ func TestAgainstBroker(t *testing.T) {
 		cfg := config(t, b, binding("b5", "acme", "FOREIGN", "c5", "acme.foreign.mine"))
 		rep := runProvision(t, cfg, adminCreds(t, b, cfg), DefaultOptions())
 		want := []outcome{
+			{"acme", "capture", DeadLetterStream, "", "", "asserted", 0, 0},
 			{"acme", "stream", "FOREIGN", "", "", "mismatch", 1, 0},
 			{"acme", "consumer", "FOREIGN", "c5", "b5", "missing", 0, 0},
 		}
@@ -199,7 +204,7 @@ func TestAgainstBroker(t *testing.T) {
 			t.Errorf("run (-want +got):\n%s", diff)
 		}
 		wantMismatch := []pull.Mismatch{{Field: "subjects", Want: "a subject capturing acme.foreign.mine", Got: "acme.foreign.other"}}
-		if diff := cmp.Diff(wantMismatch, rep.Results[0].Mismatches); diff != "" {
+		if diff := cmp.Diff(wantMismatch, rep.Results[1].Mismatches); diff != "" {
 			t.Errorf("stream mismatch (-want +got):\n%s", diff)
 		}
 	})
@@ -214,9 +219,11 @@ func TestAgainstBroker(t *testing.T) {
 		creds := adminCreds(t, b, cfg)
 		rep := runProvision(t, cfg, creds, DefaultOptions())
 		want := []outcome{
+			{"acme", "capture", DeadLetterStream, "", "", "asserted", 0, 0},
 			{"acme", "stream", "REACH", "", "", "created", 0, 0},
 			{"acme", "consumer", "REACH", "c6", "b6", "created", 0, 0},
 			{"globex", "tenant", "", "", "", "failed", 0, 0},
+			{"globex", "capture", DeadLetterStream, "", "", "skipped", 0, 0},
 			{"globex", "stream", "NOREACH", "", "", "skipped", 0, 0},
 			{"globex", "consumer", "NOREACH", "c7", "b7", "skipped", 0, 0},
 		}
@@ -224,8 +231,8 @@ func TestAgainstBroker(t *testing.T) {
 			t.Errorf("run (-want +got):\n%s", diff)
 		}
 		var he *conn.HandshakeError
-		if !errors.As(rep.Results[2].Err, &he) || !errors.Is(rep.Results[3].Err, ErrSkipped) {
-			t.Errorf("errors: %v, %v; want a handshake error and ErrSkipped", rep.Results[2].Err, rep.Results[3].Err)
+		if !errors.As(rep.Results[3].Err, &he) || !errors.Is(rep.Results[4].Err, ErrSkipped) {
+			t.Errorf("errors: %v, %v; want a handshake error and ErrSkipped", rep.Results[3].Err, rep.Results[4].Err)
 		}
 	})
 
@@ -436,6 +443,63 @@ func TestAgainstBroker(t *testing.T) {
 			t.Errorf("Publish with no stream: %v, want ErrNoStream", err)
 		}
 	})
+	t.Run("copies: the stream republishes every message to the copy capture", func(t *testing.T) {
+		bd := binding("b12", "acme", "COPIED", "c12", "acme.copied")
+		cfg := config(t, b, bd)
+		opts := DefaultOptions()
+		opts.Capture.Copies = true
+		rep := runProvision(t, cfg, adminCreds(t, b, cfg), opts)
+		want := []outcome{
+			{"acme", "capture", DeadLetterStream, "", "", "asserted", 0, 0},
+			{"acme", "capture", CopyStream, "", "", "created", 0, 0},
+			{"acme", "stream", "COPIED", "", "", "created", 0, 0},
+			{"acme", "consumer", "COPIED", "c12", "b12", "created", 0, 0},
+		}
+		if diff := cmp.Diff(want, outcomes(rep)); diff != "" {
+			t.Fatalf("run (-want +got):\n%s\nerrors: %v", diff, resultErrors(rep))
+		}
+		admin := adminClient(t, b, "acme")
+		if got := snapshotStream(t, admin, "COPIED").Config["republish"]; !cmp.Equal(got, map[string]any{"src": ">", "dest": "latent.copy.COPIED.>"}) {
+			t.Errorf("republish %v", got)
+		}
+		ack, err := admin.Publish(t.Context(), "acme.copied", []byte("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The copy is published after the store, without an
+		// acknowledgement: polled for within the test's bound.
+		var copied struct {
+			Message *struct {
+				Subject string `json:"subject"`
+				Data    []byte `json:"data"`
+			} `json:"message"`
+		}
+		deadline := time.Now().Add(testTimeout)
+		for copied.Message == nil && time.Now().Before(deadline) {
+			body := []byte(`{"last_by_subj":"latent.copy.COPIED.acme.copied"}`)
+			if err := json.Unmarshal(rawRequest(t, admin, "$JS.API.STREAM.MSG.GET."+CopyStream, body), &copied); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if copied.Message == nil || string(copied.Message.Data) != "x" || ack.Seq != 1 {
+			t.Errorf("copy %+v of seq %d", copied.Message, ack.Seq)
+		}
+
+		// A stream that exists without the setting is a mismatch, and is
+		// left unchanged.
+		plain := binding("b13", "acme", "PLAIN", "c13", "acme.plain")
+		pcfg := config(t, b, plain)
+		if rep := runProvision(t, pcfg, adminCreds(t, b, pcfg), DefaultOptions()); !rep.OK() {
+			t.Fatalf("provisioning: %v", resultErrors(rep))
+		}
+		rep = runProvision(t, pcfg, adminCreds(t, b, pcfg), opts)
+		if diff := cmp.Diff([]pull.Mismatch{{Field: "republish", Want: "src > dest latent.copy.PLAIN.>", Got: "none"}}, rep.Results[2].Mismatches); diff != "" {
+			t.Errorf("mismatches (-want +got):\n%s", diff)
+		}
+		if got := snapshotStream(t, admin, "PLAIN").Config["republish"]; got != nil {
+			t.Errorf("republish set on an existing stream: %v", got)
+		}
+	})
 }
 
 // TestMainAgainstBroker runs the command end to end: create, then assert,
@@ -451,14 +515,17 @@ func TestMainAgainstBroker(t *testing.T) {
 		report string
 	}{
 		{"assert before creating", []string{"-assert"}, ExitFailed,
-			"acme: stream MAIN: missing\nacme: consumer MAIN/c0 (binding b0): skipped\n    error: provision: not attempted: stream missing\n" +
-				"summary: 0 created, 0 asserted, 0 mismatch, 1 missing, 1 skipped, 0 failed\n"},
+			"acme: capture stream LATENT_DEADLETTER: missing\n" +
+				"acme: stream MAIN: missing\nacme: consumer MAIN/c0 (binding b0): skipped\n    error: provision: not attempted: stream missing\n" +
+				"summary: 0 created, 0 asserted, 0 mismatch, 2 missing, 1 skipped, 0 failed\n"},
 		{"create", []string{"-retention", "limits", "-max-msgs", "1000", "-max-bytes", "1048576"}, ExitOK,
-			"acme: stream MAIN: created\nacme: consumer MAIN/c0 (binding b0): created\n" +
-				"summary: 2 created, 0 asserted, 0 mismatch, 0 missing, 0 skipped, 0 failed\n"},
+			"acme: capture stream LATENT_DEADLETTER: created\n" +
+				"acme: stream MAIN: created\nacme: consumer MAIN/c0 (binding b0): created\n" +
+				"summary: 3 created, 0 asserted, 0 mismatch, 0 missing, 0 skipped, 0 failed\n"},
 		{"assert after creating", []string{"-assert"}, ExitOK,
-			"acme: stream MAIN: asserted\nacme: consumer MAIN/c0 (binding b0): asserted\n" +
-				"summary: 0 created, 2 asserted, 0 mismatch, 0 missing, 0 skipped, 0 failed\n"},
+			"acme: capture stream LATENT_DEADLETTER: asserted\n" +
+				"acme: stream MAIN: asserted\nacme: consumer MAIN/c0 (binding b0): asserted\n" +
+				"summary: 0 created, 3 asserted, 0 mismatch, 0 missing, 0 skipped, 0 failed\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -589,6 +656,7 @@ func TestAssertWithRuntimeCredentials(t *testing.T) {
 	}
 	assert := DefaultOptions()
 	assert.Mode = ModeAssert
+	capture := outcome{"acme", "capture", DeadLetterStream, "", "", "", 0, 0}
 	stream := outcome{"acme", "stream", "RUNTIME", "", "", "", 0, 0}
 	consumer := outcome{"acme", "consumer", "RUNTIME", "c0", "b0", "", 0, 0}
 	tenant := outcome{Tenant: "acme", Resource: "tenant", Action: "failed"}
@@ -601,13 +669,16 @@ func TestAssertWithRuntimeCredentials(t *testing.T) {
 		wantErrs []error
 	}{
 		{"admin asserts", admin, assert,
-			[]outcome{with(stream, "asserted"), with(consumer, "asserted")}, []error{nil, nil}},
+			[]outcome{with(capture, "asserted"), with(stream, "asserted"), with(consumer, "asserted")}, []error{nil, nil, nil}},
 		{"runtime asserts past the handshake", runtime, assert,
-			[]outcome{with(stream, "failed"), with(consumer, "skipped")}, []error{ErrRequestDenied, ErrSkipped}},
+			[]outcome{with(capture, "failed"), with(stream, "failed"), with(consumer, "skipped")},
+			[]error{ErrRequestDenied, ErrRequestDenied, ErrSkipped}},
 		{"runtime cannot create: the default inbox is not its", runtime, DefaultOptions(),
-			[]outcome{tenant, with(stream, "skipped"), with(consumer, "skipped")}, []error{ErrInboxDenied, ErrSkipped, ErrSkipped}},
+			[]outcome{tenant, with(capture, "skipped"), with(stream, "skipped"), with(consumer, "skipped")},
+			[]error{ErrInboxDenied, ErrSkipped, ErrSkipped, ErrSkipped}},
 		{"neither inbox granted", other, assert,
-			[]outcome{tenant, with(stream, "skipped"), with(consumer, "skipped")}, []error{ErrInboxDenied, ErrSkipped, ErrSkipped}},
+			[]outcome{tenant, with(capture, "skipped"), with(stream, "skipped"), with(consumer, "skipped")},
+			[]error{ErrInboxDenied, ErrSkipped, ErrSkipped, ErrSkipped}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

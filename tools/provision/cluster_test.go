@@ -41,6 +41,7 @@ func TestAgainstCluster(t *testing.T) {
 	// (4 to 9 s) when the preferred peer's first campaign fails.
 	t.Logf("R3 run: %v", time.Since(began).Round(time.Millisecond))
 	want := []outcome{
+		{"acme", "capture", DeadLetterStream, "", "", "created", 0, 0},
 		{"acme", "stream", "ORDERS", "", "", "created", 0, 0},
 		{"acme", "consumer", "ORDERS", "c0", "b0", "created", 0, 0},
 		{"acme", "consumer", "ORDERS", "c1", "b1", "created", 0, 0},
@@ -104,10 +105,11 @@ func TestAgainstCluster(t *testing.T) {
 	if code := Main(t.Context(), args, &stdout, &stderr); code != ExitOK {
 		t.Errorf("Main -assert -replicas 3: exit %d, want %d\n%s", code, ExitOK, stderr.String())
 	}
-	wantReport := "acme: stream ORDERS: asserted\n" +
+	wantReport := "acme: capture stream LATENT_DEADLETTER: asserted\n" +
+		"acme: stream ORDERS: asserted\n" +
 		"acme: consumer ORDERS/c0 (binding b0): asserted\n" +
 		"acme: consumer ORDERS/c1 (binding b1): asserted\n" +
-		"summary: 0 created, 3 asserted, 0 mismatch, 0 missing, 0 skipped, 0 failed\n"
+		"summary: 0 created, 4 asserted, 0 mismatch, 0 missing, 0 skipped, 0 failed\n"
 	if diff := cmp.Diff(wantReport, stderr.String()); diff != "" {
 		t.Errorf("Main report (-want +got):\n%s", diff)
 	}
@@ -116,6 +118,7 @@ func TestAgainstCluster(t *testing.T) {
 	r1.Mode = ModeAssert
 	rep = runProvision(t, cfg, creds, r1)
 	wantR1 := []outcome{
+		{"acme", "capture", DeadLetterStream, "", "", "mismatch", 1, 0},
 		{"acme", "stream", "ORDERS", "", "", "mismatch", 1, 0},
 		{"acme", "consumer", "ORDERS", "c0", "b0", "mismatch", 1, 0},
 		{"acme", "consumer", "ORDERS", "c1", "b1", "mismatch", 1, 0},
@@ -149,6 +152,7 @@ func TestAgainstCluster(t *testing.T) {
 	limits.Mode = ModeAssert
 	rep = runProvision(t, icfg, adminCreds(t, node, icfg), limits)
 	wantInherit := []outcome{
+		{"acme", "capture", DeadLetterStream, "", "", "asserted", 0, 0},
 		{"acme", "stream", "AUDIT", "", "", "asserted", 0, 0},
 		{"acme", "consumer", "AUDIT", "c4", "b4", "asserted", 0, 0},
 	}

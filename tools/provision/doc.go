@@ -20,6 +20,8 @@
 //     info/create and consumer create, each checked.
 //   - Run over a whole configuration, Options and Mode; Result, Report and
 //     its text form.
+//   - The capture streams: DeadLetterStream and CopyStream, their subjects
+//     and CaptureOptions (package tools/deadletter reads them).
 //   - Publish with a verified JetStream acknowledgement.
 //   - Permissions: DerivePermissions per tenant, WritePermissions and
 //     ServerConfigJSON (nats-server configuration); Scope and ScopeRole, the
@@ -29,8 +31,9 @@
 // # What is created
 //
 // For each tenant Run dials the tenant's destination (TLS first, the exact
-// address, server name, roots and pin of the configuration) and, for each
-// stream its bindings name:
+// address, server name, roots and pin of the configuration), ensures the
+// capture streams of the tenant's account (below) and, for each stream its
+// bindings name:
 //
 //   - the stream, when absent: file storage, its bindings' filter subjects,
 //     max_msg_size = the largest payload ceiling among them (the broker
@@ -52,6 +55,26 @@
 //     so a consumer that appeared meanwhile with another configuration is
 //     refused rather than updated, then checked with pull's own profile
 //     check and for its replica count.
+//
+// The capture streams (limits retention, discard old, file storage, the
+// streams' replica count, a max age and max bytes of their own, never
+// changed once they exist) keep what the broker says about the
+// deliveries it gave up on, so that package tools/deadletter can list,
+// show and replay them (docs/DEADLETTERS.md):
+//
+//   - DeadLetterStream, on by default (CaptureOptions.DeadLetters): the
+//     MAX_DELIVERIES and MSG_TERMINATED advisories of every consumer of
+//     the account, which the broker publishes only while something
+//     listens;
+//   - CopyStream, opt-in (CaptureOptions.Copies): the copy every stream
+//     created with the option republishes of each message it stores
+//     (RePublishOf), so that the payload of a message a work-queue stream
+//     removed on +TERM can still be shown and replayed. Every message is
+//     then stored twice.
+//
+// An existing capture stream must capture its subjects and have the
+// replica count asked for. The trigger runtime's permissions are the same
+// with or without them: the broker fills them, no user publishes there.
 //
 // An existing stream must capture every filter subject of its bindings
 // and have the replica count asked for (a mismatch otherwise, field
@@ -79,7 +102,8 @@
 // $JS.API.STREAM.INFO.<stream>, $JS.API.STREAM.CREATE.<stream>,
 // $JS.API.CONSUMER.INFO.<stream>.<consumer> (through pull, and again for
 // the replica count) and $JS.API.CONSUMER.CREATE.<stream>.<consumer>, the
-// durable named in the subject.
+// durable named in the subject; a stream's republish setting is its
+// config's "republish" object (src, dest).
 //
 // # Permissions
 //
@@ -113,6 +137,8 @@
 //
 //	provision -config FILE -credentials FILE [-assert] [-permissions server|json|nsc|none]
 //	          [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-replicas N] [-timeout D]
+//	          [-deadletters=false] [-deadletter-max-age D] [-deadletter-max-bytes N]
+//	          [-copies] [-copy-max-age D] [-copy-max-bytes N]
 //	provision -config FILE -permissions-only [-permissions server|json|nsc]
 //
 // The credentials file has the format of package validate, naming for each

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,8 @@ const (
 	fieldSubjects  = "subjects"
 	fieldMaxMsgSz  = "max_msg_size"
 	fieldReplicas  = "num_replicas"
+	fieldRePublish = "republish"
+	gotNone        = "none"
 	streamNotFound = errCodeStreamNotFound
 )
 
@@ -31,6 +34,8 @@ type streamState struct {
 	// replicas is the stream's num_replicas (the broker reports 1 for a
 	// stream created without one).
 	replicas int
+	// republish is the stream's republish setting, nil when it has none.
+	republish *RePublish
 }
 
 // streamInfo requests $JS.API.STREAM.INFO.<name>: found false for a stream
@@ -53,7 +58,7 @@ func (c *Client) streamInfo(ctx context.Context, name string) (streamState, bool
 			return fmt.Errorf("%w: stream info without the stream's config", ErrMalformedReply)
 		}
 		found = true
-		st = streamState{subjects: reply.Config.Subjects, maxMsgSize: reply.Config.MaxMsgSize, replicas: reply.Config.Replicas}
+		st = stateOf(&reply)
 		return nil
 	})
 	return st, found, err
@@ -77,17 +82,27 @@ func (c *Client) createStream(ctx context.Context, cfg StreamConfig) (streamStat
 		if reply.Config == nil || reply.Config.Name != cfg.Name {
 			return fmt.Errorf("%w: stream create reply without the stream's config", ErrMalformedReply)
 		}
-		st = streamState{subjects: reply.Config.Subjects, maxMsgSize: reply.Config.MaxMsgSize, replicas: reply.Config.Replicas}
+		st = stateOf(&reply)
 		return nil
 	})
 	return st, err
 }
 
+// stateOf returns what this package keeps of a stream info or create
+// reply that holds the stream's config.
+func stateOf(reply *streamInfoReply) streamState {
+	return streamState{
+		subjects: reply.Config.Subjects, maxMsgSize: reply.Config.MaxMsgSize,
+		replicas: reply.Config.Replicas, republish: reply.Config.RePublish,
+	}
+}
+
 // ensureStream creates the stream of bindings when absent (ModeCreate) or
 // checks the one that exists: it must capture every binding's filter
-// subject and have the replica count of opts. A max_msg_size above a
-// binding's ceiling is a warning. It also returns what it knows of the
-// stream.
+// subject and have the replica count of opts, and, with
+// opts.Capture.Copies, the republish setting RePublishOf(stream). A
+// max_msg_size above a binding's ceiling is a warning. It also returns
+// what it knows of the stream.
 func (c *Client) ensureStream(ctx context.Context, res Result, bindings []pull.Binding, opts Options) (Result, streamState) {
 	st, found, err := c.streamInfo(ctx, res.Stream)
 	switch {
@@ -98,7 +113,12 @@ func (c *Client) ensureStream(ctx context.Context, res Result, bindings []pull.B
 		res.Action = ActionMissing
 		return res, st
 	case !found:
-		if st, err = c.createStream(ctx, DesiredStream(res.Stream, bindings, opts.Stream)); err != nil {
+		desired := DesiredStream(res.Stream, bindings, opts.Stream)
+		if opts.Capture.Copies {
+			rp := RePublishOf(res.Stream)
+			desired.RePublish = &rp
+		}
+		if st, err = c.createStream(ctx, desired); err != nil {
 			res.Action, res.Err = ActionFailed, err
 			return res, st
 		}
@@ -107,6 +127,9 @@ func (c *Client) ensureStream(ctx context.Context, res Result, bindings []pull.B
 		res.Action = ActionAsserted
 	}
 	res.Mismatches, res.Warnings = checkStream(st, bindings, opts.Stream.replicas())
+	if opts.Capture.Copies {
+		res.Mismatches = append(res.Mismatches, checkRePublish(st, RePublishOf(res.Stream))...)
+	}
 	if len(res.Mismatches) > 0 {
 		// A stream created just now that does not capture its subjects
 		// would be the broker's doing; report it the same way.
@@ -144,6 +167,97 @@ func checkStream(st streamState, bindings []pull.Binding, replicas int) (mismatc
 		}
 	}
 	return mismatches, warnings
+}
+
+// checkRePublish compares a stream's republish setting with want.
+func checkRePublish(st streamState, want RePublish) []pull.Mismatch {
+	if st.republish != nil && *st.republish == want {
+		return nil
+	}
+	got := gotNone
+	if st.republish != nil {
+		got = renderRePublish(*st.republish)
+	}
+	return []pull.Mismatch{{Field: fieldRePublish, Want: renderRePublish(want), Got: got}}
+}
+
+// renderRePublish writes a republish setting as a mismatch shows it.
+func renderRePublish(r RePublish) string {
+	return "src " + r.Source + " dest " + r.Destination
+}
+
+// ensureCapture creates the capture stream desired when absent (mode
+// ModeCreate) or checks the one that exists: it must capture each of
+// desired's subjects and have its replica count. Its limits are the
+// operator's to tune and are not compared; it is never changed.
+func (c *Client) ensureCapture(ctx context.Context, res Result, desired StreamConfig, mode Mode) Result {
+	st, found, err := c.streamInfo(ctx, desired.Name)
+	switch {
+	case err != nil:
+		res.Action, res.Err = ActionFailed, err
+		return res
+	case !found && mode == ModeAssert:
+		res.Action = ActionMissing
+		return res
+	case !found:
+		if st, err = c.createStream(ctx, desired); err != nil {
+			res.Action, res.Err = ActionFailed, err
+			return res
+		}
+		res.Action = ActionCreated
+	default:
+		res.Action = ActionAsserted
+	}
+	res.Mismatches = checkCapture(st, desired)
+	if len(res.Mismatches) > 0 {
+		res.Action, res.Err = ActionMismatch, ErrMismatch
+	}
+	return res
+}
+
+// checkCapture compares an existing capture stream with desired: each of
+// desired's subjects (which end in ">") must be captured by one of the
+// stream's, and the replica counts must match.
+func checkCapture(st streamState, desired StreamConfig) []pull.Mismatch {
+	got := gotNoSubjects
+	if len(st.subjects) > 0 {
+		got = strings.Join(st.subjects, ",")
+	}
+	var out []pull.Mismatch
+	for _, s := range desired.Subjects {
+		if !slices.ContainsFunc(st.subjects, func(p string) bool { return subsetOf(s, p) }) {
+			out = append(out, pull.Mismatch{Field: fieldSubjects, Want: wantCaptured + s, Got: got})
+		}
+	}
+	if st.replicas != desired.Replicas {
+		out = append(out, pull.Mismatch{Field: fieldReplicas, Want: strconv.Itoa(desired.Replicas), Got: strconv.Itoa(st.replicas)})
+	}
+	return out
+}
+
+// subsetOf reports whether every subject sub matches is matched by
+// pattern (both may hold wildcards), by the broker's rules: a pattern's
+// ">" takes one or more remaining tokens of any kind, its "*" one token
+// other than ">", and a literal token only itself.
+func subsetOf(sub, pattern string) bool {
+	for {
+		ptok, prest, pmore := strings.Cut(pattern, ".")
+		stok, srest, smore := strings.Cut(sub, ".")
+		switch {
+		case ptok == ">" && !pmore:
+			return stok != ""
+		case stok == ">" && !smore:
+			return false
+		case ptok == "*":
+			// matches stok, a literal or "*"
+		case ptok != stok || stok == "*":
+			return false
+		}
+		if !pmore || !smore {
+			return pmore == smore
+		}
+		pattern, sub = prest, srest
+	}
 }
 
 // captures reports whether one of the stream subjects (which may hold

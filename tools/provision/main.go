@@ -28,6 +28,8 @@ const permissionsNone = "none"
 // usage is the command's synopsis.
 const usage = `usage: provision -config FILE -credentials FILE [-assert] [-permissions server|json|nsc|none]
                  [-retention workqueue|limits] [-max-msgs N] [-max-bytes N] [-replicas N] [-timeout D]
+                 [-deadletters=false] [-deadletter-max-age D] [-deadletter-max-bytes N]
+                 [-copies] [-copy-max-age D] [-copy-max-bytes N]
        provision -config FILE -permissions-only [-permissions server|json|nsc]`
 
 // Main runs the provision command with args (without the program name) and
@@ -62,6 +64,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxMsgs := fs.Int64("max-msgs", defaults.Stream.MaxMsgs, "max_msgs of the streams created (-1: none of their own)")
 	maxBytes := fs.Int64("max-bytes", defaults.Stream.MaxBytes, "max_bytes of the streams created (-1: none of their own)")
 	replicas := fs.Int("replicas", defaults.Stream.Replicas, fmt.Sprintf("replica count of the streams and consumers created, and required of existing ones (1 to %d)", MaxReplicas))
+	deadLetters := fs.Bool("deadletters", defaults.Capture.DeadLetters, "create (or assert) the capture stream "+DeadLetterStream+" of the broker's give-up advisories in each tenant's account")
+	deadLetterAge := fs.Duration("deadletter-max-age", defaults.Capture.DeadLetterMaxAge, "max_age of "+DeadLetterStream+" (at least "+MinCaptureMaxAge.String()+")")
+	deadLetterBytes := fs.Int64("deadletter-max-bytes", defaults.Capture.DeadLetterMaxBytes, "max_bytes of "+DeadLetterStream)
+	copies := fs.Bool("copies", defaults.Capture.Copies, "republish every message of the streams created to "+CopyStream+", which keeps a copy of each (every message is stored twice)")
+	copyAge := fs.Duration("copy-max-age", defaults.Capture.CopyMaxAge, "max_age of "+CopyStream+" (at least "+MinCaptureMaxAge.String()+")")
+	copyBytes := fs.Int64("copy-max-bytes", defaults.Capture.CopyMaxBytes, "max_bytes of "+CopyStream)
 	timeout := fs.Duration("timeout", defaults.Timeout, fmt.Sprintf("bound of each dial and request (a create of a replicated stream or consumer waits at least %v: a new Raft group may take an election timeout to elect its leader)", ReplicatedCreateTimeout))
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage // the flag package printed why (or the help)
@@ -98,6 +106,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return badUsage("-replicas must be 1 to " + strconv.Itoa(MaxReplicas))
 	}
 	opts.Stream.Replicas = *replicas
+	opts.Capture = CaptureOptions{
+		DeadLetters: *deadLetters, DeadLetterMaxAge: *deadLetterAge, DeadLetterMaxBytes: *deadLetterBytes,
+		Copies: *copies, CopyMaxAge: *copyAge, CopyMaxBytes: *copyBytes,
+	}
 	if *assert {
 		opts.Mode = ModeAssert
 	}

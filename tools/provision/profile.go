@@ -193,6 +193,9 @@ type StreamConfig struct {
 	Discard           string   `json:"discard"`
 	Storage           string   `json:"storage"`
 	Replicas          int      `json:"num_replicas"`
+	// RePublish is set on the streams created with CaptureOptions.Copies
+	// (RePublishOf), nil otherwise.
+	RePublish *RePublish `json:"republish,omitempty"`
 }
 
 // DesiredStream returns the stream to create for bindings, which all name

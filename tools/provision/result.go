@@ -20,9 +20,12 @@ const (
 	ResourceStream
 	// ResourceConsumer is a durable pull consumer of one binding.
 	ResourceConsumer
+	// ResourceCapture is a capture stream of the tenant's account
+	// (DeadLetterStream, CopyStream).
+	ResourceCapture
 )
 
-// String returns "tenant", "stream" or "consumer".
+// String returns "tenant", "stream", "consumer" or "capture".
 func (r Resource) String() string {
 	switch r {
 	case ResourceTenant:
@@ -31,6 +34,8 @@ func (r Resource) String() string {
 		return "stream"
 	case ResourceConsumer:
 		return "consumer"
+	case ResourceCapture:
+		return "capture"
 	default:
 		return "Resource(" + strconv.Itoa(int(r)) + ")"
 	}
@@ -85,7 +90,7 @@ type Result struct {
 	// Tenant is the tenant's ID.
 	Tenant   string
 	Resource Resource
-	// Stream is the stream's name (stream and consumer results).
+	// Stream is the stream's name (stream, consumer and capture results).
 	Stream string
 	// Consumer and Binding are the consumer's name and its binding's ID
 	// (consumer results).
@@ -112,14 +117,16 @@ func (r Result) name() string {
 		return "stream " + r.Stream
 	case ResourceConsumer:
 		return "consumer " + r.Stream + "/" + r.Consumer + " (binding " + r.Binding + ")"
+	case ResourceCapture:
+		return "capture stream " + r.Stream
 	default:
 		return r.Resource.String()
 	}
 }
 
-// Report is the outcome of Run: one Result per stream and per binding's
-// consumer of each tenant, in configuration order, and one for each tenant
-// that could not be reached.
+// Report is the outcome of Run: per tenant, one Result per capture stream,
+// then per stream and per binding's consumer, in configuration order, and
+// one for each tenant that could not be reached.
 type Report struct {
 	Results []Result
 }

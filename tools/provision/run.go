@@ -42,17 +42,26 @@ type Options struct {
 	Mode Mode
 	// Stream shapes the streams created.
 	Stream StreamOptions
+	// Capture chooses the capture streams of each tenant's account
+	// (DeadLetterStream, CopyStream); they have Stream's replica count.
+	Capture CaptureOptions
 	// Timeout bounds each dial and each request: MinTimeout to MaxTimeout,
 	// zero meaning DefaultTimeout.
 	Timeout time.Duration
 }
 
 // DefaultOptions creates what is missing: work-queue streams without limits
-// of their own, one replica, DefaultTimeout.
+// of their own, one replica, the dead-letter capture with its default
+// limits (and the copy capture's default limits, for when Copies is set),
+// DefaultTimeout.
 func DefaultOptions() Options {
 	return Options{
-		Mode:    ModeCreate,
-		Stream:  StreamOptions{Retention: RetentionWorkQueue, MaxMsgs: NoLimit, MaxBytes: NoLimit, Replicas: DefaultReplicas},
+		Mode:   ModeCreate,
+		Stream: StreamOptions{Retention: RetentionWorkQueue, MaxMsgs: NoLimit, MaxBytes: NoLimit, Replicas: DefaultReplicas},
+		Capture: CaptureOptions{
+			DeadLetters: true, DeadLetterMaxAge: DefaultDeadLetterMaxAge, DeadLetterMaxBytes: DefaultDeadLetterMaxBytes,
+			CopyMaxAge: DefaultCopyMaxAge, CopyMaxBytes: DefaultCopyMaxBytes,
+		},
 		Timeout: DefaultTimeout,
 	}
 }
@@ -65,19 +74,27 @@ func (o Options) validate() error {
 	if o.Timeout != 0 && (o.Timeout < MinTimeout || o.Timeout > MaxTimeout) {
 		return fmt.Errorf("%w: timeout out of range", ErrInvalidOptions)
 	}
+	if err := o.Capture.validate(); err != nil {
+		return err
+	}
 	return o.Stream.validate()
 }
 
 // Run provisions every tenant of cfg with its credential (creds[i] belongs
 // to cfg.Tenants[i], as trigger.MatchCredentials returns them; those
 // credentials must be allowed to manage streams and consumers). For each
-// tenant it dials the tenant's exact destination once and, for each stream
-// its bindings name (in order of first appearance), ensures the stream and
-// then each of those bindings' durable pull consumers:
+// tenant it dials the tenant's exact destination once, ensures the capture
+// streams opts.Capture enables (DeadLetterStream, then CopyStream: created
+// when missing, else checked for their subjects and replica count, never
+// changed) and, for each stream its bindings name (in order of first
+// appearance), ensures the stream and then each of those bindings'
+// durable pull consumers:
 //
 //   - a missing stream is created (ModeCreate) capturing its bindings'
-//     filter subjects (DesiredStream); an existing one must capture them
-//     and have opts.Stream's replica count, and is never changed;
+//     filter subjects (DesiredStream; with opts.Capture.Copies, also
+//     RePublishOf the stream); an existing one must capture them, have
+//     opts.Stream's replica count (and, with Copies, that republish
+//     setting), and is never changed;
 //   - a missing consumer is created with exactly the profile's
 //     configuration (DesiredConsumer) and the replica count, and then
 //     checked with pull's profile check and for its replica count; an
@@ -109,6 +126,19 @@ func Run(ctx context.Context, cfg trigger.Config, creds []trigger.Credential, op
 		rep.Results = append(rep.Results, provisionTenant(ctx, cfg, t, creds[i], opts)...)
 	}
 	return rep, nil
+}
+
+// capturesOf returns the capture streams opts enables, in the order Run
+// ensures them.
+func capturesOf(opts Options) []StreamConfig {
+	var out []StreamConfig
+	if opts.Capture.DeadLetters {
+		out = append(out, DesiredDeadLetterStream(opts.Capture, opts.Stream.replicas()))
+	}
+	if opts.Capture.Copies {
+		out = append(out, DesiredCopyStream(opts.Capture, opts.Stream.replicas()))
+	}
+	return out
 }
 
 // tenantStream is one stream of a tenant and its bindings.
@@ -143,8 +173,13 @@ func streamsOf(cfg trigger.Config, tenant string) []tenantStream {
 func provisionTenant(ctx context.Context, cfg trigger.Config, t trigger.Tenant, cred trigger.Credential, opts Options) []Result {
 	streams := streamsOf(cfg, t.ID)
 	var out []Result
+	capture := capturesOf(opts)
 	skipAll := func(why error) []Result {
 		out = append(out, Result{Tenant: t.ID, Resource: ResourceTenant, Action: ActionFailed, Err: why})
+		for _, cs := range capture {
+			out = append(out, Result{Tenant: t.ID, Resource: ResourceCapture, Stream: cs.Name, Action: ActionSkipped,
+				Err: fmt.Errorf("%w: tenant not reached", ErrSkipped)})
+		}
 		for _, s := range streams {
 			out = append(out, Result{Tenant: t.ID, Resource: ResourceStream, Stream: s.name, Action: ActionSkipped,
 				Err: fmt.Errorf("%w: tenant not reached", ErrSkipped)})
@@ -158,6 +193,9 @@ func provisionTenant(ctx context.Context, cfg trigger.Config, t trigger.Tenant, 
 	}
 	defer c.Close()
 
+	for _, desired := range capture {
+		out = append(out, c.ensureCapture(ctx, Result{Tenant: t.ID, Resource: ResourceCapture, Stream: desired.Name}, desired, opts.Mode))
+	}
 	for _, s := range streams {
 		sr, st := c.ensureStream(ctx, Result{Tenant: t.ID, Resource: ResourceStream, Stream: s.name}, s.bindings, opts)
 		out = append(out, sr)

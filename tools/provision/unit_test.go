@@ -312,6 +312,16 @@ func TestOptionsBounds(t *testing.T) {
 		{"replicas at MaxReplicas", with(func(o *Options) { o.Stream.Replicas = MaxReplicas }), true},
 		{"replicas past MaxReplicas", with(func(o *Options) { o.Stream.Replicas = MaxReplicas + 1 }), false},
 		{"replicas negative", with(func(o *Options) { o.Stream.Replicas = -1 }), false},
+		{"dead-letter max age at MinCaptureMaxAge", with(func(o *Options) { o.Capture.DeadLetterMaxAge = MinCaptureMaxAge }), true},
+		{"dead-letter max age below MinCaptureMaxAge", with(func(o *Options) { o.Capture.DeadLetterMaxAge = MinCaptureMaxAge - 1 }), false},
+		{"dead-letter max bytes 1", with(func(o *Options) { o.Capture.DeadLetterMaxBytes = 1 }), true},
+		{"dead-letter max bytes 0", with(func(o *Options) { o.Capture.DeadLetterMaxBytes = 0 }), false},
+		{"dead-letter max bytes NoLimit", with(func(o *Options) { o.Capture.DeadLetterMaxBytes = NoLimit }), false},
+		{"no dead letters: their limits unchecked", with(func(o *Options) { o.Capture = CaptureOptions{} }), true},
+		{"copies with the default limits", with(func(o *Options) { o.Capture.Copies = true }), true},
+		{"copies max age below MinCaptureMaxAge", with(func(o *Options) { o.Capture.Copies, o.Capture.CopyMaxAge = true, MinCaptureMaxAge-1 }), false},
+		{"copies max bytes 0", with(func(o *Options) { o.Capture.Copies, o.Capture.CopyMaxBytes = true, 0 }), false},
+		{"no copies: their limits unchecked", with(func(o *Options) { o.Capture.CopyMaxAge, o.Capture.CopyMaxBytes = 0, 0 }), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -331,6 +341,7 @@ func TestEnums(t *testing.T) {
 		{ResourceTenant.String(), "tenant"},
 		{ResourceStream.String(), "stream"},
 		{ResourceConsumer.String(), "consumer"},
+		{ResourceCapture.String(), "capture"},
 		{Resource(0).String(), "Resource(0)"},
 		{ActionCreated.String(), "created"},
 		{ActionAsserted.String(), "asserted"},
