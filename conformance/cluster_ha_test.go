@@ -24,17 +24,20 @@ import (
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
 
-// The second process of TestClusterTwoProcesses is the test binary
-// started again with haChildEnv naming a directory that holds the
-// installation's configuration (haConfigFile, Config.MarshalJSON bytes)
-// and the tenant's credentials (haCredsFile). It installs them and runs
-// until killed, its standard input closes or haChildLife passes; it
-// writes one line per event to standard output: "ready" once Run
-// started, "run <binding> <seq> <delivered>" when its function starts on
-// a delivery (the function then blocks until its activation's deadline),
-// "step <json>" for each step report of a delivery.
+// The second process of TestClusterTwoProcesses (and the fresh processes
+// of TestTriggerRestartFreshProcess) is the test binary started again
+// with haChildEnv naming a directory that holds the installation's
+// configuration (haConfigFile, Config.MarshalJSON bytes) and the tenant's
+// credentials (haCredsFile). It installs them and runs until killed, its
+// standard input closes or haChildLife passes; it writes one line per
+// event to standard output: "ready" once Run started, "run <binding>
+// <seq> <delivered>" when its function starts on a delivery, "step
+// <json>" for each step report of a delivery. Its function blocks until
+// its activation's deadline, unless haChildOKEnv is set: then it returns
+// at once (a success).
 const (
 	haChildEnv   = "LATENT_CONFORMANCE_HA_CHILD"
+	haChildOKEnv = "LATENT_CONFORMANCE_HA_CHILD_OK"
 	haConfigFile = "config.json"
 	haCredsFile  = "runtime.creds"
 	haChildLife  = 2 * time.Minute
@@ -98,6 +101,9 @@ func haChild(dir string) int {
 		Params: []refhost.Type{refhost.String()}, Failures: []string{trigDeclared},
 		Func: func(ctx context.Context, c refhost.Call) error {
 			out.line(fmt.Sprintf("run %s %d %d", c.Binding.ID, c.StreamSeq, c.Delivered))
+			if os.Getenv(haChildOKEnv) != "" {
+				return nil
+			}
 			<-ctx.Done()
 			return ctx.Err()
 		},
@@ -166,21 +172,30 @@ type haProcess struct {
 // once it is running ("ready").
 func startHA(t *testing.T, ce *clusterEnv) *haProcess {
 	t.Helper()
+	file, err := ce.runtime[0].File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer clear(file)
+	return startChild(t, ce.trigEnv, file, false)
+}
+
+// startChild starts a process of the test binary that installs e's
+// configuration, persisted as Config.MarshalJSON bytes, with the tenant's
+// credentials file, its function blocking (ok false) or succeeding; its
+// runs and step reports go into e's ledger. It returns once the process
+// runs ("ready").
+func startChild(t *testing.T, e *trigEnv, creds []byte, ok bool) *haProcess {
+	t.Helper()
 	dir := t.TempDir()
-	raw, err := ce.cfg.MarshalJSON()
+	raw, err := e.cfg.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, haConfigFile), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	file, err := ce.runtime[0].File()
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = os.WriteFile(filepath.Join(dir, haCredsFile), file, 0o600)
-	clear(file)
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, haCredsFile), creds, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	self, err := os.Executable()
@@ -189,6 +204,9 @@ func startHA(t *testing.T, ce *clusterEnv) *haProcess {
 	}
 	cmd := exec.Command(self, "-test.run=^$")
 	cmd.Env = append(os.Environ(), haChildEnv+"="+dir)
+	if ok {
+		cmd.Env = append(cmd.Env, haChildOKEnv+"=1")
+	}
 	cmd.Stderr = os.Stderr
 	cmd.WaitDelay = time.Second
 	stdin, err := cmd.StdinPipe()
@@ -218,12 +236,12 @@ func startHA(t *testing.T, ce *clusterEnv) *haProcess {
 				var id string
 				var seq, delivered uint64
 				if _, err := fmt.Sscanf(line, "run %s %d %d", &id, &seq, &delivered); err == nil {
-					ce.led.Activated(id, seq, delivered)
+					e.led.Activated(id, seq, delivered)
 				}
 			case strings.HasPrefix(line, "step "):
 				var r trigger.StepReport
 				if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "step ")), &r); err == nil {
-					ce.led.ObserveStep(r)
+					e.led.ObserveStep(r)
 				}
 			}
 			p.lines <- line

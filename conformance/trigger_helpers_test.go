@@ -129,6 +129,9 @@ type trigEnv struct {
 	ref     *refhost.Host
 	host    *trigHookHost
 	creds   []trigger.Credential
+	// files holds each tenant's runtime credentials file, for a second
+	// process.
+	files [][]byte
 
 	// calls receives one trigCall per function call (while it has room).
 	calls chan trigCall
@@ -251,6 +254,11 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 			t.Fatal(err)
 		}
 		creds = append(creds, trigger.Credential{Tenant: id, ProviderID: "local", Destination: dest, Secret: trigSecret(t, uc)})
+		file, err := uc.File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.files = append(e.files, file)
 	}
 	if spec.provision != nil {
 		ctx, cancel := context.WithTimeout(t.Context(), trigWait)
