@@ -120,6 +120,26 @@
 // number of bindings, and a busy one moves as fast as its round trips
 // allow. StepReport.Wait is that pacing, for explicit Step drivers.
 //
+// # Parallel work
+//
+// An installation makes one step at a time, so it runs one activation at
+// a time across all its bindings: a function that takes 2.5 s holds every
+// other binding of its installation for 2.5 s. One binding never has more
+// than one (its consumer's max_ack_pending is 1). Bindings run in parallel
+// only in different installations: Split divides a configuration into n
+// parts, each installed on the same Pools under its own logical ID and
+// driven by its own Run (n goroutines, n timers), so that up to n
+// activations run at once, all bounded by the host's admission (the
+// reference host's MaxActivations). Each part is an installation of its
+// own: its epoch, its charge (n times InstallBaseBytes in all), its
+// tenant clients and connections (a tenant whose bindings are in k parts
+// holds up to k connections, within the per-tenant ceilings), its
+// rotation, pacing and monitor. Install refuses nothing across
+// installations of different logical IDs: two that hold the same binding
+// make it no faster and waste each other's visits to it; Split never
+// does that. docs/OPERATIONS.md (Parallel work) says what a split costs
+// and changes.
+//
 // # The deadline split
 //
 // With T the binding's operation timeout: the phase before the pull (probe

@@ -18,6 +18,9 @@ var (
 	ErrInvalidConfig      = errors.New("trigger: invalid config")
 	ErrInvalidCredentials = errors.New("trigger: credentials do not match the config")
 	ErrNotMarshalable     = errors.New("trigger: credentials are not marshalled")
+	// ErrInvalidSplit: Split was asked for fewer than one part or for
+	// more parts than the configuration has bindings.
+	ErrInvalidSplit = errors.New("trigger: split into fewer than one part or more parts than bindings")
 )
 
 // Rule names what a Violation breaks.
