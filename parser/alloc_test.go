@@ -8,7 +8,8 @@ import (
 
 // TestZeroAllocs asserts that Next allocates nothing per frame in steady
 // state, for every benchmark shape, for the ops without a body and for the
-// empty reply token, and that HeaderValue allocates nothing.
+// empty reply token, and that HeaderValue and HeaderValueFold allocate
+// nothing.
 func TestZeroAllocs(t *testing.T) {
 	frames := map[string][]byte{
 		"PING": []byte("PING\r\n"),
@@ -48,6 +49,12 @@ func TestZeroAllocs(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("HeaderValue: %v allocs, want 0", allocs)
+		}
+		allocs = testing.AllocsPerRun(1000, func() {
+			_, _ = HeaderValueFold(f.Header, "nats-pending-bytes")
+		})
+		if allocs != 0 {
+			t.Errorf("HeaderValueFold: %v allocs, want 0", allocs)
 		}
 	})
 }

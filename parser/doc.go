@@ -10,7 +10,8 @@
 //   - The frame vocabulary [Op], and [Frame] with its zero-copy lifetime.
 //   - Reading: [Parser], [New] and [Parser.Next] over one fixed buffer;
 //     control-line arguments and size tokens.
-//   - Header blocks: the grammar, [ParseHeader] and [HeaderValue].
+//   - Header blocks: the grammar, [ParseHeader], [HeaderValue] and
+//     [HeaderValueFold].
 //   - Errors: sentinels and the typed [Error].
 //
 // # Grammar

@@ -131,6 +131,54 @@ func HeaderValue(block []byte, key string) ([]byte, bool) {
 	return nil, false
 }
 
+// HeaderValueFold returns the value of the first field whose name equals
+// key under ASCII case folding ("traceparent", "Traceparent" and
+// "TRACEPARENT" are one name) in a header block that ParseHeader accepted,
+// trimmed of surrounding spaces and tabs and aliasing block, and the
+// number of fields with that name. NATS header names are case-sensitive
+// (HeaderValue); this is for a name defined outside NATS that producers
+// spell in more than one case, where a caller must see every spelling to
+// refuse an ambiguous block. It does not allocate.
+func HeaderValueFold(block []byte, key string) (value []byte, n int) {
+	i := bytes.IndexByte(block, '\n')
+	if i < 0 || key == "" || strings.IndexByte(key, ':') >= 0 {
+		return nil, 0
+	}
+	rest := block[i+1:]
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 1 {
+			break
+		}
+		line := rest[:i-1]
+		rest = rest[i+1:]
+		if len(line) > len(key) && line[len(key)] == ':' && equalFold(line[:len(key)], key) {
+			if n == 0 {
+				value = trimOWS(line[len(key)+1:])
+			}
+			n++
+		}
+	}
+	return value, n
+}
+
+// equalFold reports whether name equals key under ASCII case folding.
+func equalFold(name []byte, key string) bool {
+	for i := range len(name) {
+		a, b := name[i], key[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}
+
 // trimOWS trims spaces and tabs at both ends and caps the result.
 func trimOWS(v []byte) []byte {
 	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {

@@ -139,6 +139,40 @@ func TestHeaderValue(t *testing.T) {
 	}
 }
 
+func TestHeaderValueFold(t *testing.T) {
+	const block = "NATS/1.0\r\nTraceparent: first\r\nX-A: a\r\ntraceparent:second\r\nTRACEPARENT: \tthird \r\n" +
+		"Once: 1\r\nOnceMore: 2\r\nEmpty:\r\n\r\n"
+	type result struct {
+		Value string
+		N     int
+	}
+	tests := []struct {
+		key  string
+		want result
+	}{
+		{"traceparent", result{"first", 3}},
+		{"TraceParent", result{"first", 3}},
+		{"x-a", result{"a", 1}},
+		{"once", result{"1", 1}},
+		{"ONCEMORE", result{"2", 1}},
+		{"empty", result{"", 1}},
+		{"trace", result{}},
+		{"traceparentx", result{}},
+		{"NATS/1.0", result{}},
+		{"", result{}},
+		{"x-a:", result{}},
+		{"missing", result{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			v, n := HeaderValueFold([]byte(block), tt.key)
+			if diff := cmp.Diff(tt.want, result{string(v), n}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestHeaderValueNoHeader(t *testing.T) {
 	f := Frame{Op: OpMsg}
 	if v, ok := f.HeaderValue("K"); ok || v != nil {

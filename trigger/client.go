@@ -39,8 +39,11 @@ type link interface {
 
 // pulled is the reply to a pull.
 type pulled struct {
-	kind    pull.Kind
-	id      pull.DeliveryID
+	kind pull.Kind
+	id   pull.DeliveryID
+	// header and payload alias the link's read buffer, like the payload
+	// of next.
+	header  []byte
 	payload []byte
 }
 
@@ -368,7 +371,7 @@ func (l *connLink) next(ctx context.Context, b *bindingState) (pulled, error) {
 		l.last = r.Delivery
 		l.lastFor = b
 	}
-	return pulled{kind: r.Kind, id: r.Delivery.ID, payload: r.Payload}, nil
+	return pulled{kind: r.Kind, id: r.Delivery.ID, header: r.Header, payload: r.Payload}, nil
 }
 
 func (l *connLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (pull.Receipt, error) {

@@ -99,6 +99,8 @@
 //  6. Inbound.Activate, with a derived Trigger Principal, a fresh
 //     ActivationID and TraceID, the payload, the original deadline and the
 //     pinned route generation; event bytes and headers select nothing.
+//     The event's one valid traceparent header, if any, is handed on as
+//     Activation.Link: a link beside the fresh trace, never its parent.
 //  7. ActionFor maps the Outcome to the broker action (+ACK, +TERM, -NAK
 //     with its delay, or +TERM "exhausted"); the credential is checked
 //     again; the acknowledgement waits for the broker's receipt (none seen:

@@ -173,21 +173,23 @@ func (id ActivationID) String() string { return hex16(id) }
 func (id TraceID) String() string { return hex16(id) }
 
 func hex16(b [IDLen]byte) string {
-	const digits = "0123456789abcdef"
 	var out [2 * IDLen]byte
-	for i, c := range b {
-		out[2*i] = digits[c>>4]
-		out[2*i+1] = digits[c&0x0f]
-	}
-	return string(out[:])
+	return string(appendHex(out[:0], b[:]))
 }
 
 // Activation is one root activation of a delivered message.
 type Activation struct {
 	Principal    Principal
 	ActivationID ActivationID
-	Trace        TraceID
-	Binding      BindingRef
+	// Trace is the activation's own fresh random trace ID, the root of its
+	// lineage whatever the event carried.
+	Trace TraceID
+	// Link is the event's trace context, when its header block held
+	// exactly one valid traceparent (see TraceLink): a link beside Trace,
+	// never its parent, and the only thing besides Payload that comes
+	// from the event. It selects nothing.
+	Link    TraceLink
+	Binding BindingRef
 	// RouteGeneration is the generation pinned at reservation.
 	RouteGeneration uint64
 	// Deadline is the delivery's original deadline less the slice kept for

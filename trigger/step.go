@@ -448,6 +448,7 @@ func (v *visit) activate() bool {
 		Delivered:       id.Delivered,
 		MaxDeliver:      b.cfg.MaxDeliver,
 		Payload:         v.got.payload[:len(v.got.payload):len(v.got.payload)],
+		Link:            traceLinkOf(v.got.header),
 	}
 	if err := v.t.newIDs(&a); err != nil {
 		v.r.Error = ClassInternal

@@ -287,8 +287,9 @@ func TestInboundMisuse(t *testing.T) {
 	}
 }
 
-// TestCallIdentity: the function sees the activation's identity, the
-// pinned revision and generation and the decoded arguments.
+// TestCallIdentity: the function sees the activation's identity and its
+// trace link, the pinned revision and generation and the decoded
+// arguments.
 func TestCallIdentity(t *testing.T) {
 	var got refhost.Call
 	h := newHost(t, defaultConfig(), func(_ context.Context, c refhost.Call) error {
@@ -297,6 +298,11 @@ func TestCallIdentity(t *testing.T) {
 	})
 	in := reserve(t, h, 64)
 	a := activation(in, `[ 7 , "wid\u0067et" ]`, time.Minute)
+	link, ok := trigger.ParseTraceparent([]byte("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
+	if !ok {
+		t.Fatal("the example traceparent is no link")
+	}
+	a.Link = link
 	if r := in.Activate(context.Background(), a); r.Outcome != trigger.OutcomeSuccess {
 		t.Fatalf("Activate = %v", r.Outcome)
 	}
@@ -306,6 +312,7 @@ func TestCallIdentity(t *testing.T) {
 		Principal:       a.Principal,
 		ActivationID:    a.ActivationID,
 		Trace:           a.Trace,
+		Link:            link,
 		Binding:         testBinding(),
 		Revision:        "r1",
 		RouteGeneration: 1,

@@ -140,4 +140,11 @@
 // function that ignores its context keeps
 // its admission and input allocation until it returns, even after
 // Release; WaitIdle waits for that.
+//
+// A function's Call carries the activation's identity as the runtime
+// derived it (principal, a fresh ActivationID and Trace) and, when the
+// event's header block held exactly one valid W3C traceparent, its Link:
+// the producer's trace context for the function's telemetry to record as
+// a link beside Trace, never as its parent. With or without the header,
+// everything else in the Call is the same.
 package refhost

@@ -41,7 +41,8 @@ type Config struct {
 type Func func(ctx context.Context, c Call) error
 
 // Call is what a function receives: its decoded arguments and the
-// activation's identity. Nothing in it comes from the event except Args.
+// activation's identity. Nothing in it comes from the event except Args
+// and Link.
 type Call struct {
 	// Args holds one Go value per parameter (see the package
 	// documentation); they share no memory with the payload.
@@ -51,6 +52,11 @@ type Call struct {
 	// ActivationID and Trace are fresh for this root activation.
 	ActivationID trigger.ActivationID
 	Trace        trigger.TraceID
+	// Link is the event's own trace context when it carried one valid
+	// traceparent header, else the zero TraceLink: a link beside Trace for
+	// the function's telemetry, never Trace's parent (see
+	// trigger.TraceLink).
+	Link trigger.TraceLink
 	// Binding is the binding the event came through.
 	Binding trigger.BindingRef
 	// Revision and RouteGeneration are those pinned at reservation.

@@ -170,6 +170,7 @@ func (in *inbound) activate(ctx context.Context, a trigger.Activation) (trigger.
 		Principal:       a.Principal,
 		ActivationID:    a.ActivationID,
 		Trace:           a.Trace,
+		Link:            a.Link,
 		Binding:         a.Binding,
 		Revision:        in.revision,
 		RouteGeneration: in.gen,

@@ -43,6 +43,10 @@
 // supported, a worked example per type family, the imports GrantWASI
 // links, and the outcome table.
 //
+// A guest sees its arguments only: the activation's identity, its Trace
+// and the event's trace link (refhost.Call.Link) reach no import, so a
+// module cannot read them; the Report carries neither.
+//
 // Nothing is compiled or instantiated per binding: a module is compiled
 // once at Register (wazero's compilation cache, in memory or in
 // Config.CacheDir), and an instance exists only while an activation runs
