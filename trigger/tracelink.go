@@ -1,6 +1,6 @@
 package trigger
 
-import "github.com/latent-systems/latent-nats/parser"
+import "github.com/latent-systems/latent-nats/conn"
 
 // TraceparentHeader is the header field an event's W3C trace context
 // travels in (W3C Trace Context, level 1). Its name is matched under ASCII
@@ -116,7 +116,7 @@ func traceLinkOf(header []byte) TraceLink {
 	if len(header) == 0 {
 		return TraceLink{}
 	}
-	v, n := parser.HeaderValueFold(header, TraceparentHeader)
+	v, n := conn.HeaderValueFold(header, TraceparentHeader)
 	if n != 1 {
 		return TraceLink{}
 	}
