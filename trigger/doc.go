@@ -27,6 +27,11 @@
 // redacts itself everywhere and refuses to be marshalled. LoadCredentials
 // reads them from a credentials file and the secret files it names,
 // matched to a configuration (CheckCredentialsFile checks the file alone).
+// Triggers.Rotate replaces a tenant's credential without a reinstall: new
+// dials and every credential check use the new secret at once, a pooled
+// connection authenticated with the old one is closed at its next checkout,
+// and the old secret, then the installation's, is wiped once nothing uses
+// it (docs/CREDENTIALS.md, Rotation).
 //
 // # Installation and pools
 //
@@ -174,7 +179,7 @@
 // record holds a payload, a subject of an event, broker text or a secret.
 // Info: LogInstalled, LogSuperseded, LogDialled, LogReplaced,
 // LogBackoffEnded, LogProfileCleared, LogConsumerFound,
-// LogCredentialRestored, LogPoolCleared. Warn: LogLost (in an exchange, or
+// LogCredentialRestored, LogRotated, LogPoolCleared. Warn: LogLost (in an exchange, or
 // a pooled connection found closed at checkout), LogBackoffStarted,
 // LogProfileMismatch, LogConsumerMissing, LogCredentialExpired,
 // LogPoolExhausted, LogExhausted, LogAckUncertain, LogAckLate. The Logs table of docs/OPERATIONS.md lists the attributes of

@@ -69,9 +69,10 @@ type Triggers struct {
 // tenantState is one tenant client's metadata and its lazily created
 // client.
 type tenantState struct {
-	index      int
-	cfg        *Tenant
-	cred       Credential
+	index int
+	cfg   *Tenant
+	// cred is the tenant's secret, shared with Rotate (see rotate.go).
+	cred       *credSlot
 	roots      *x509.CertPool
 	pin        [sha256.Size]byte
 	maxPayload int
@@ -165,7 +166,7 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 		ts.index = i
 		ts.cfg = tc
 		ts.client.log = &t.log
-		ts.cred = matched[i]
+		ts.cred = newCredSlot(matched[i].Secret)
 		ts.roots = roots
 		if tc.Destination.SPKISHA256 != "" {
 			if _, err := hex.Decode(ts.pin[:], []byte(tc.Destination.SPKISHA256)); err != nil {
@@ -298,6 +299,9 @@ func (t *Triggers) closeLocked() {
 	}
 	t.closed = true
 	t.closeClientsLocked()
+	for i := range t.tenants {
+		t.tenants[i].cred.close()
+	}
 	t.pools.uninstall(t, t.entry, t.charge, t.tenantIDs, t.provIDs)
 }
 
