@@ -62,8 +62,9 @@
 // tenant's bindings. The connection's private inbox lies under the
 // tenant's own prefix, InboxPrefix(tenant): the tenant's broker user needs
 // subscribe permission on that prefix and ".>" only. A pooled connection is probed before the step writes
-// anything; one the broker closed while idle, one in lame-duck mode or one
-// idle past MaxIdleAge is closed and replaced once, within the step. A
+// anything; one the broker closed while idle, one in lame-duck mode, one
+// idle past MaxIdleAge or one authenticated with a secret Triggers.Rotate
+// replaced is closed and replaced once, within the step. A
 // connection that enters lame-duck mode during a step carries the rest of
 // that step (the acknowledgement of a message that ran included) and is
 // closed when the step ends. A failed dial, a dial the phase's deadline cut
@@ -86,7 +87,8 @@
 //     means no pull.
 //  3. The pools: the ingress request, then the tenant client and its
 //     connection; a refusal means no network. A pooled connection is
-//     probed (one the broker closed, or idle too long, is replaced once);
+//     probed (one the broker closed, idle too long or authenticated with a
+//     rotated-out secret is replaced once);
 //     otherwise one is dialled: TCP to the literal address, handshake-first
 //     TLS to the exact destination, INFO, then CONNECT, the inbox SUB and a
 //     PING.

@@ -123,7 +123,9 @@ type bindingState struct {
 // exceed it. An installation of an older epoch of the same ID is
 // superseded: its Run and Step return ErrSuperseded from their next step,
 // and its owner still closes it (Pools.Close closes it too). Installation retains metadata only; it
-// opens no connection and reads no credential secret.
+// opens no connection and reads no credential secret. The secrets stay the
+// caller's, to wipe after Close; only a secret Triggers.Rotate replaced
+// becomes the installation's (see Rotate).
 //
 // Errors: the *ConfigError of cfg.Validate, the *CredentialsError of
 // MatchCredentials, ErrInvalidLogicalID, *EpochError, a *ReservationError

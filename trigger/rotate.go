@@ -18,8 +18,9 @@ import (
 //     and before the acknowledgement) reads the new one;
 //   - the tenant's pooled connection authenticated with the old secret
 //     carries the rest of a step in progress and is closed at its next
-//     checkout, between steps, never in an exchange (the next step dials
-//     with the new secret: one redial, counted in Snapshot.Replaced);
+//     checkout, before that step writes anything, never in an exchange;
+//     the step dials once with the new secret instead (counted in
+//     Snapshot.Replaced, logged as LogReplaced);
 //   - the old secret is wiped by the installation once no connection and no
 //     dial in progress uses it: at once when none does, else when that
 //     connection is closed (at its next checkout, by CloseIdle, Close, the
