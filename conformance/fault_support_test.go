@@ -47,6 +47,13 @@ func faultPools(t *testing.T, lim trigger.PoolLimits) *trigger.Pools {
 // (an expiry), and returns it as the tenant's credential.
 func (e *trigEnv) runtimeCredential(t *testing.T, k int, spec broker.UserSpec) trigger.Credential {
 	t.Helper()
+	_, c := e.runtimeUser(t, k, spec)
+	return c
+}
+
+// runtimeUser is runtimeCredential that also returns the broker's user.
+func (e *trigEnv) runtimeUser(t *testing.T, k int, spec broker.UserSpec) (broker.Creds, trigger.Credential) {
+	t.Helper()
 	id := e.tenants[k].id
 	var binds []pull.Binding
 	for _, bc := range e.cfg.Bindings {
@@ -77,7 +84,7 @@ func (e *trigEnv) runtimeCredential(t *testing.T, k int, spec broker.UserSpec) t
 	}
 	t.Cleanup(secret.Wipe)
 	tc := e.cfg.Tenants[k]
-	return trigger.Credential{Tenant: id, ProviderID: tc.ProviderID, Destination: tc.Destination, Secret: secret}
+	return uc, trigger.Credential{Tenant: id, ProviderID: tc.ProviderID, Destination: tc.Destination, Secret: secret}
 }
 
 // bindingID returns the ID of binding i of tenant k.

@@ -83,7 +83,8 @@ type client struct {
 // A pooled connection is probed; one the broker closed while idle is lost
 // (logged as LogLost, as a loss in an exchange is); one that turned out to
 // be in lame-duck mode (an INFO read by the probe), or one idle past
-// MaxIdleAge, is retired. Either is closed and replaced by one dial within
+// MaxIdleAge, or one authenticated with a secret Rotate replaced, is
+// retired. Either is closed and replaced by one dial within
 // this call. A probe that did not run because ctx was already done leaves
 // the connection pooled and returns ctx's error. A new dial needs the
 // backoff elapsed, the client and connection reservations, and succeeds or
@@ -96,7 +97,7 @@ func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, 
 		switch {
 		case !c.link.open():
 			c.lose(p, ts, nil)
-		case !c.link.usable() || now().Sub(c.lastUsed) > p.lim.MaxIdleAge:
+		case !c.link.usable() || now().Sub(c.lastUsed) > p.lim.MaxIdleAge || ts.cred.stale():
 			c.replace(p, ts)
 		default:
 			err := c.link.check(ctx)
@@ -126,8 +127,10 @@ func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, 
 		return nil, err
 	}
 	c.dials++
+	ts.cred.checkout()
 	l, err := dial(ctx, ts)
 	if err != nil {
+		ts.cred.release()
 		p.releaseConnection(ts.usage, ts.provider)
 		if owner.Err() == nil {
 			c.failures++
@@ -245,6 +248,7 @@ func (c *client) drop(p *Pools, ts *tenantState) {
 	}
 	c.link.close()
 	c.link = nil
+	ts.cred.release()
 	p.releaseConnection(ts.usage, ts.provider)
 }
 
@@ -292,7 +296,7 @@ func (t *Triggers) newConnLink(c *conn.Conn, ts *tenantState) *connLink {
 }
 
 // connConfig is the connection configuration of a tenant: its exact
-// destination and credential, the installation's read caps, and the
+// destination and the secret of its dial (see credSlot.dialling), the installation's read caps, and the
 // largest payload any of its bindings or the consumer info can carry.
 func (t *Triggers) connConfig(ts *tenantState) conn.Config {
 	d := ts.cfg.Destination
@@ -301,7 +305,7 @@ func (t *Triggers) connConfig(ts *tenantState) conn.Config {
 		ServerName:     d.ServerName,
 		Roots:          ts.roots,
 		SPKIPin:        ts.pin,
-		Credential:     ts.cred.Secret,
+		Credential:     ts.cred.dialling(),
 		Name:           ClientName,
 		InboxPrefix:    InboxPrefix(ts.cfg.ID),
 		MaxPayload:     ts.maxPayload,

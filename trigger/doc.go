@@ -27,6 +27,11 @@
 // redacts itself everywhere and refuses to be marshalled. LoadCredentials
 // reads them from a credentials file and the secret files it names,
 // matched to a configuration (CheckCredentialsFile checks the file alone).
+// Triggers.Rotate replaces a tenant's credential without a reinstall: new
+// dials and every credential check use the new secret at once, a pooled
+// connection authenticated with the old one is closed at its next checkout,
+// and the old secret, then the installation's, is wiped once nothing uses
+// it (docs/CREDENTIALS.md, Rotation).
 //
 // # Installation and pools
 //
@@ -57,8 +62,9 @@
 // tenant's bindings. The connection's private inbox lies under the
 // tenant's own prefix, InboxPrefix(tenant): the tenant's broker user needs
 // subscribe permission on that prefix and ".>" only. A pooled connection is probed before the step writes
-// anything; one the broker closed while idle, one in lame-duck mode or one
-// idle past MaxIdleAge is closed and replaced once, within the step. A
+// anything; one the broker closed while idle, one in lame-duck mode, one
+// idle past MaxIdleAge or one authenticated with a secret Triggers.Rotate
+// replaced is closed and replaced once, within the step. A
 // connection that enters lame-duck mode during a step carries the rest of
 // that step (the acknowledgement of a message that ran included) and is
 // closed when the step ends. A failed dial, a dial the phase's deadline cut
@@ -81,7 +87,8 @@
 //     means no pull.
 //  3. The pools: the ingress request, then the tenant client and its
 //     connection; a refusal means no network. A pooled connection is
-//     probed (one the broker closed, or idle too long, is replaced once);
+//     probed (one the broker closed, idle too long or authenticated with a
+//     rotated-out secret is replaced once);
 //     otherwise one is dialled: TCP to the literal address, handshake-first
 //     TLS to the exact destination, INFO, then CONNECT, the inbox SUB and a
 //     PING.
@@ -196,7 +203,7 @@
 // record holds a payload, a subject of an event, broker text or a secret.
 // Info: LogInstalled, LogSuperseded, LogDialled, LogReplaced,
 // LogBackoffEnded, LogProfileCleared, LogConsumerFound,
-// LogCredentialRestored, LogPoolCleared. Warn: LogLost (in an exchange, or
+// LogCredentialRestored, LogRotated, LogPoolCleared. Warn: LogLost (in an exchange, or
 // a pooled connection found closed at checkout), LogBackoffStarted,
 // LogProfileMismatch, LogConsumerMissing, LogCredentialExpired,
 // LogPoolExhausted, LogExhausted, LogAckUncertain, LogAckLate. The Logs table of docs/OPERATIONS.md lists the attributes of

@@ -69,9 +69,10 @@ type Triggers struct {
 // tenantState is one tenant client's metadata and its lazily created
 // client.
 type tenantState struct {
-	index      int
-	cfg        *Tenant
-	cred       Credential
+	index int
+	cfg   *Tenant
+	// cred is the tenant's secret, shared with Rotate (see rotate.go).
+	cred       *credSlot
 	roots      *x509.CertPool
 	pin        [sha256.Size]byte
 	maxPayload int
@@ -122,7 +123,9 @@ type bindingState struct {
 // exceed it. An installation of an older epoch of the same ID is
 // superseded: its Run and Step return ErrSuperseded from their next step,
 // and its owner still closes it (Pools.Close closes it too). Installation retains metadata only; it
-// opens no connection and reads no credential secret.
+// opens no connection and reads no credential secret. The secrets stay the
+// caller's, to wipe after Close; only a secret Triggers.Rotate replaced
+// becomes the installation's (see Rotate).
 //
 // Errors: the *ConfigError of cfg.Validate, the *CredentialsError of
 // MatchCredentials, ErrInvalidLogicalID, *EpochError, a *ReservationError
@@ -165,7 +168,7 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 		ts.index = i
 		ts.cfg = tc
 		ts.client.log = &t.log
-		ts.cred = matched[i]
+		ts.cred = newCredSlot(matched[i].Secret)
 		ts.roots = roots
 		if tc.Destination.SPKISHA256 != "" {
 			if _, err := hex.Decode(ts.pin[:], []byte(tc.Destination.SPKISHA256)); err != nil {
@@ -298,6 +301,9 @@ func (t *Triggers) closeLocked() {
 	}
 	t.closed = true
 	t.closeClientsLocked()
+	for i := range t.tenants {
+		t.tenants[i].cred.close()
+	}
 	t.pools.uninstall(t, t.entry, t.charge, t.tenantIDs, t.provIDs)
 }
 

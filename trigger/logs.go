@@ -30,6 +30,7 @@ const (
 	LogPoolCleared        = "trigger pool exhaustion cleared"
 	LogCredentialExpired  = "trigger credential not current"
 	LogCredentialRestored = "trigger credential current again"
+	LogRotated            = "trigger credential rotated"
 )
 
 // The fixed attribute keys of the runtime's log.

@@ -439,6 +439,8 @@ type Snapshot struct {
 	// idle past MaxIdleAge) when a step needed them.
 	Dials    uint64
 	Replaced uint64
+	// Rotations counts the credentials Triggers.Rotate accepted.
+	Rotations uint64
 	// Totals sums Bindings.
 	Totals Counts
 	// Bindings holds one Counts per binding, in configuration order.
@@ -452,15 +454,16 @@ type Monitor struct {
 	logicalID string
 	epoch     uint64
 
-	mu       sync.Mutex
-	steps    uint64
-	dials    uint64
-	replaced uint64
-	bindings []Counts
-	last     StepReport
-	hasLast  bool
-	skip     StepReport
-	hasSkip  bool
+	mu        sync.Mutex
+	steps     uint64
+	dials     uint64
+	replaced  uint64
+	rotations uint64
+	bindings  []Counts
+	last      StepReport
+	hasLast   bool
+	skip      StepReport
+	hasSkip   bool
 }
 
 func newMonitor(logicalID string, epoch uint64, bindings int) *Monitor {
@@ -477,12 +480,20 @@ func (m *Monitor) Snapshot() Snapshot {
 		Steps:     m.steps,
 		Dials:     m.dials,
 		Replaced:  m.replaced,
+		Rotations: m.rotations,
 		Bindings:  append([]Counts(nil), m.bindings...),
 	}
 	for i := range s.Bindings {
 		s.Totals.add(&s.Bindings[i])
 	}
 	return s
+}
+
+// rotated counts one credential rotation.
+func (m *Monitor) rotated() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rotations++
 }
 
 // LastStep returns the report of the last step that delivered a message

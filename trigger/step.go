@@ -187,7 +187,7 @@ func (t *Triggers) sweep(now time.Time) {
 // credentialCurrent checks the tenant credential's own expiry and the
 // host's word on it.
 func (t *Triggers) credentialCurrent(host Host, ts *tenantState) bool {
-	return ts.cred.Secret.CheckCurrent(t.now()) == nil && host.CredentialCurrent(ts.cfg.ID) == nil
+	return ts.cred.current().CheckCurrent(t.now()) == nil && host.CredentialCurrent(ts.cfg.ID) == nil
 }
 
 // visit runs one step's flow on binding b, filling in r. It returns the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/nats-io/jwt/v2"
@@ -107,8 +108,13 @@ type account struct {
 // identity is a generated operator with its system and tenant accounts.
 type identity struct {
 	operatorJWT string
-	system      *account
-	tenants     []*account // in Options.Tenants order
+	// operator signs the account JWTs, again when a user is revoked
+	// (revoke.go); it lives as long as the broker's accounts.
+	operator nkeys.KeyPair
+	system   *account
+	tenants  []*account // in Options.Tenants order
+	// mu guards every account's jwt, which a revocation replaces.
+	mu sync.Mutex
 }
 
 // newIdentity generates an operator, its system account and one account per
@@ -118,7 +124,12 @@ func newIdentity(tenants []string, limits AccountLimits, keys ...SigningKey) (*i
 	if err != nil {
 		return nil, fmt.Errorf("broker: operator key: %w", err)
 	}
-	defer opKP.Wipe()
+	kept := false
+	defer func() {
+		if !kept {
+			opKP.Wipe()
+		}
+	}()
 	opPub, err := opKP.PublicKey()
 	if err != nil {
 		return nil, fmt.Errorf("broker: operator key: %w", err)
@@ -134,7 +145,7 @@ func newIdentity(tenants []string, limits AccountLimits, keys ...SigningKey) (*i
 	if err != nil {
 		return nil, fmt.Errorf("broker: operator jwt: %w", err)
 	}
-	id := &identity{operatorJWT: opJWT, system: sys}
+	id := &identity{operatorJWT: opJWT, operator: opKP, system: sys}
 	for _, name := range tenants {
 		acc, err := newAccount(opKP, name, &limits, keys...)
 		if err != nil {
@@ -142,6 +153,7 @@ func newIdentity(tenants []string, limits AccountLimits, keys ...SigningKey) (*i
 		}
 		id.tenants = append(id.tenants, acc)
 	}
+	kept = true
 	return id, nil
 }
 

@@ -122,10 +122,12 @@ func renderConfig(in configInput) []byte {
 	p("system_account: %s", quote(in.identity.system.pub))
 	p("resolver: MEMORY")
 	p("resolver_preload: {")
+	in.identity.mu.Lock()
 	p("  %s: %s", in.identity.system.pub, quote(in.identity.system.jwt))
 	for _, a := range in.identity.tenants {
 		p("  %s: %s", a.pub, quote(a.jwt))
 	}
+	in.identity.mu.Unlock()
 	p("}")
 	if o.Extra != "" {
 		p("")

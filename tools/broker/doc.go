@@ -19,6 +19,9 @@
 //     (a role whose user scope holds the permissions); [Broker.ScopedUser]
 //     mints a user signed by one, whose JWT carries no permissions and
 //     stays small however many subjects the scope grants.
+//     [Broker.RevokeUser] revokes a user in its account JWT, signed again
+//     and sent to the running server as the system user: the server closes
+//     that user's connections.
 //   - JetStream with file storage in the temporary directory, memory and file
 //     store bounded; the child runs with GOMEMLIMIT=256MiB and GOMAXPROCS=1.
 //   - Logs captured into a bounded ring ([MaxLogBytes]), see [Broker.Logs].

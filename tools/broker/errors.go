@@ -56,7 +56,26 @@ var (
 	ErrMalformedReply = errors.New("broker: malformed reply")
 	// ErrAPI is matched by every [*APIError].
 	ErrAPI = errors.New("broker: jetstream api error")
+	// ErrInvalidUser is returned by [Broker.RevokeUser] for a key that is
+	// not a user's public nkey.
+	ErrInvalidUser = errors.New("broker: not a user public key")
+	// ErrClaimsUpdate is matched by every [*ClaimsUpdateError].
+	ErrClaimsUpdate = errors.New("broker: account jwt update refused")
 )
+
+// ClaimsUpdateError is the server's refusal of an account JWT
+// ([Broker.RevokeUser]); the server's text is not kept.
+type ClaimsUpdateError struct {
+	// Code is the reply's HTTP-like code.
+	Code int
+}
+
+func (e *ClaimsUpdateError) Error() string {
+	return fmt.Sprintf("broker: account jwt update refused: %d", e.Code)
+}
+
+// Unwrap returns [ErrClaimsUpdate].
+func (e *ClaimsUpdateError) Unwrap() error { return ErrClaimsUpdate }
 
 // APIError is a JetStream API error reply; the server's description text
 // is not kept.

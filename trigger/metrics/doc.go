@@ -39,6 +39,7 @@
 //	latent_nats_trigger_steps_total                 counter  Steps
 //	latent_nats_trigger_dials_total                 counter  Dials
 //	latent_nats_trigger_connections_replaced_total  counter  Replaced
+//	latent_nats_trigger_credential_rotations_total  counter  Rotations
 //
 // Per binding (label binding), one per trigger.Counts field:
 //

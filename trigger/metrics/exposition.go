@@ -27,6 +27,8 @@ func Append(dst []byte, s trigger.Snapshot, last trigger.StepReport, hasLast boo
 	dst = appendUintSample(dst, nameDials, s.Dials)
 	dst = appendHeader(dst, nameReplaced, helpReplaced, typeCounter)
 	dst = appendUintSample(dst, nameReplaced, s.Replaced)
+	dst = appendHeader(dst, nameRotations, helpRotations, typeCounter)
+	dst = appendUintSample(dst, nameRotations, s.Rotations)
 
 	bs := s.Bindings
 	dst = appendPerBinding(dst, bs, nameVisits, helpVisits, func(c *trigger.Counts) uint64 { return c.Visits })

@@ -99,6 +99,7 @@ func TestFamilies(t *testing.T) {
 		{"latent_nats_trigger_steps_total", "counter", nil, 1},
 		{"latent_nats_trigger_dials_total", "counter", nil, 1},
 		{"latent_nats_trigger_connections_replaced_total", "counter", nil, 1},
+		{"latent_nats_trigger_credential_rotations_total", "counter", nil, 1},
 		{"latent_nats_trigger_visits_total", "counter", b, n},
 		{"latent_nats_trigger_skipped_total", "counter", b, n},
 		{"latent_nats_trigger_empty_total", "counter", b, n},
@@ -191,8 +192,8 @@ func TestFormatValid(t *testing.T) {
 }
 
 // installationSamples is the number of installation samples: epoch,
-// bindings, steps, dials and replaced connections.
-const installationSamples = 5
+// bindings, steps, dials, replaced connections and credential rotations.
+const installationSamples = 6
 
 // perBinding is the number of samples one binding adds.
 const perBinding = 10 + 4 + trigger.NumOutcomes + trigger.NumErrorClasses + trigger.NumResources + trigger.NumDialFailures
@@ -434,12 +435,13 @@ func TestSnapshotFieldsExported(t *testing.T) {
 		"Steps":     "latent_nats_trigger_steps_total",
 		"Dials":     "latent_nats_trigger_dials_total",
 		"Replaced":  "latent_nats_trigger_connections_replaced_total",
+		"Rotations": "latent_nats_trigger_credential_rotations_total",
 		"Totals":    "", // the sum of the binding series: not written
 		"Bindings":  "latent_nats_trigger_bindings",
 	}
-	s := trigger.Snapshot{LogicalID: "logical-zqx", Epoch: 41, Steps: 42, Dials: 43, Replaced: 44, Bindings: make([]trigger.Counts, 3)}
+	s := trigger.Snapshot{LogicalID: "logical-zqx", Epoch: 41, Steps: 42, Dials: 43, Replaced: 44, Rotations: 45, Bindings: make([]trigger.Counts, 3)}
 	s.Totals.Visits = 77
-	values := map[string]float64{"Epoch": 41, "Steps": 42, "Dials": 43, "Replaced": 44, "Bindings": 3}
+	values := map[string]float64{"Epoch": 41, "Steps": 42, "Dials": 43, "Replaced": 44, "Rotations": 45, "Bindings": 3}
 	text := string(metrics.Append(nil, s, trigger.StepReport{}, false))
 	fams, err := parseExposition(text)
 	if err != nil {

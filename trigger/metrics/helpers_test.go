@@ -27,6 +27,7 @@ func knownSnapshot() trigger.Snapshot {
 		Steps:     3210,
 		Dials:     57,
 		Replaced:  13,
+		Rotations: 2,
 		Bindings:  make([]trigger.Counts, 2),
 	}
 	for i := range s.Bindings {

@@ -37,7 +37,10 @@ const (
 	helpDials = "Connections dialled by the installation, successfully or not."
 
 	nameReplaced = prefix + "connections_replaced_total"
-	helpReplaced = "Idle connections found unusable when a step needed them (closed by the broker, lame duck, idle past MaxIdleAge)."
+	helpReplaced = "Idle connections found unusable when a step needed them (closed by the broker, lame duck, idle past MaxIdleAge, credential rotated)."
+
+	nameRotations = prefix + "credential_rotations_total"
+	helpRotations = "Tenant credentials rotated into the installation."
 )
 
 // Per-binding families, one per trigger.Counts field or array.
