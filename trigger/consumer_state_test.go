@@ -34,8 +34,8 @@ func TestConsumerState(t *testing.T) {
 			}
 		}, ConsumerState{Pending: 3, Leader: true}, 0},
 		{"the broker's figures", func(r *rig) {
-			r.net.counters = func(_ int, p *pull.Pending) {
-				*p = pull.Pending{NumPending: 5, NumAckPending: 1, NumRedelivered: 2, NumWaiting: 1}
+			r.net.counters = func(int, pull.Pending) pull.Pending {
+				return pull.Pending{NumPending: 5, NumAckPending: 1, NumRedelivered: 2, NumWaiting: 1}
 			}
 		}, ConsumerState{Pending: 5, AckPending: 1, Redelivered: 2, Waiting: 1}, 0},
 		{"paused", func(r *rig) {

@@ -181,9 +181,10 @@ type fakeNet struct {
 	// they return ok. An inspectErr that is pull.ErrConsumerPaused or a
 	// profile mismatch comes with the counters, as pull.Inspect's does.
 	inspectErr func(b int) error
-	// counters, when set, adjusts the counters consumer info reports
-	// (called with mu held).
-	counters  func(b int, p *pull.Pending)
+	// counters, when set, replaces the counters consumer info reports
+	// (called with mu held; by value, so that the fake allocates no more
+	// than without it).
+	counters  func(b int, p pull.Pending) pull.Pending
 	nextReply func(b int) (pull.Kind, bool, error)
 	ackReply  func(b int, cmd pull.Command) (pull.Receipt, bool, error)
 	// onNext runs after a message was taken (tests cancel there).
@@ -378,7 +379,7 @@ func (l *fakeLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, 
 		p.NumAckPending = 1
 	}
 	if l.n.counters != nil {
-		l.n.counters(b.index, &p)
+		p = l.n.counters(b.index, p)
 	}
 	if l.n.inspectErr != nil {
 		if err := l.n.inspectErr(b.index); err != nil {
