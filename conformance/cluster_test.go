@@ -18,9 +18,10 @@ const clusterWait = 90 * time.Second
 // TestPullInspectReplicated: on a real three-node cluster, pull.Inspect of
 // an R3 consumer (num_replicas 3 in its config, the "cluster" state in its
 // info) passes the profile check through conn.Conn on every node, with
-// the runtime's derived permissions, and reports what is pending; after
-// the consumer's leader steps down, the same connections inspect it again
-// without being touched.
+// the runtime's derived permissions, and reports what is pending as the
+// consumer's leader gives it (Pending.Leader: only the leader answers,
+// whatever node the request enters by); after the consumer's leader steps
+// down, the same connections inspect it again without being touched.
 func TestPullInspectReplicated(t *testing.T) {
 	t.Parallel()
 	c := brokertest.StartCluster(t, broker.Options{Tenants: []string{pullTenant}}, broker.DefaultClusterSize)
@@ -68,7 +69,7 @@ func TestPullInspectReplicated(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: Inspect through node %d: %v", when, i, err)
 			}
-			if want := (pull.Pending{NumPending: 1}); got != want {
+			if want := (pull.Pending{NumPending: 1, Leader: true}); got != want {
 				t.Errorf("%s: Inspect through node %d: %+v, want %+v", when, i, got, want)
 			}
 		}

@@ -17,9 +17,9 @@ import (
 const replicatedInfo = `{"type":"io.nats.jetstream.api.v1.consumer_info_response","stream_name":"ORDERS","name":"worker","created":"2026-12-02T03:21:45.844338173Z","config":{"durable_name":"worker","name":"worker","deliver_policy":"all","ack_policy":"explicit","ack_wait":2000000000,"max_deliver":3,"filter_subject":"orders.new","replay_policy":"instant","max_waiting":1,"max_ack_pending":1,"max_batch":1,"max_expires":100000000,"max_bytes":10240,"num_replicas":3,"metadata":{"_nats.level":"4","_nats.req.level":"0","_nats.ver":"2.14.6"}},"delivered":{"consumer_seq":0,"stream_seq":0},"ack_floor":{"consumer_seq":0,"stream_seq":0},"num_ack_pending":0,"num_redelivered":0,"num_waiting":0,"num_pending":2,"cluster":{"name":"latent-cluster","raft_group":"C-R3F-xkIYECoH","leader":"latent-node-2","leader_since":"2026-12-02T03:21:46.335296912Z","system_account":true,"traffic_account":"AC5TZGQPC4GKLN66Y3SDXKECTV35ASHY7GMJN77NUEAVZBF7RPCKX2UB","replicas":[{"name":"latent-node-0","current":false,"active":24431263,"lag":1,"peer":"o1kz8tsN"},{"name":"latent-node-1","current":true,"active":21959754,"peer":"7LtY97ed"}]},"ts":"2026-12-02T03:21:46.977356697Z"}`
 
 // TestReplicatedConsumerInfo: the profile check accepts the replica count
-// an operator chose (num_replicas is not a profile setting) and skips the
-// "cluster" state whatever it says, while still asserting every profile
-// field of a replicated consumer.
+// an operator chose (num_replicas is not a profile setting) and reads
+// nothing of the "cluster" state but its leader, while still asserting
+// every profile field of a replicated consumer.
 func TestReplicatedConsumerInfo(t *testing.T) {
 	p, ms, err := inspectBody(validBinding(), []byte(replicatedInfo))
 	if err != nil {
@@ -28,7 +28,7 @@ func TestReplicatedConsumerInfo(t *testing.T) {
 	if diff := cmp.Diff([]Mismatch(nil), ms); diff != "" {
 		t.Errorf("R3 consumer: mismatches (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(Pending{NumPending: 2}, p); diff != "" {
+	if diff := cmp.Diff(Pending{NumPending: 2, Leader: true}, p); diff != "" {
 		t.Errorf("R3 consumer: pending (-want +got):\n%s", diff)
 	}
 
@@ -87,6 +87,70 @@ func TestReplicatedConsumerInfo(t *testing.T) {
 		{"cluster too deep", `"raft_group":`, `"deep":` + strings.Repeat(`[`, maxJSONDepth) + strings.Repeat(`]`, maxJSONDepth) + `,"raft_group":`},
 		{"duplicate cluster", `"ts":`, `"cluster":{},"ts":`},
 		{"duplicate num_replicas", `"num_replicas":3`, `"num_replicas":3,"num_replicas":1`},
+	} {
+		t.Run("malformed "+tc.name, func(t *testing.T) {
+			body := strings.Replace(replicatedInfo, tc.old, tc.new, 1)
+			if body == replicatedInfo {
+				t.Fatal("the case changed nothing")
+			}
+			var ci consumerInfo
+			if err := decodeInfo([]byte(body), &ci); !errors.Is(err, ErrMalformedInfo) {
+				t.Errorf("decodeInfo() = %v, want ErrMalformedInfo", err)
+			}
+		})
+	}
+}
+
+// TestConsumerInfoLeader: Pending.Leader is set when the "cluster" state
+// names a leader or there is none (a server outside a cluster), and clear
+// when it names none (a replica answering while a new consumer elects its
+// first leader); "cluster" must be an object with at most one string
+// "leader", its other fields validated and skipped.
+func TestConsumerInfoLeader(t *testing.T) {
+	const cluster = `"cluster":{"name":"latent-cluster","raft_group":"C-R3F-xkIYECoH","leader":"latent-node-2","leader_since":"2026-12-02T03:21:46.335296912Z",`
+	for _, tc := range []struct {
+		name, old, new string
+		want           bool
+	}{
+		{"leader named", ``, ``, true},
+		{"no cluster state", `"cluster":{`, `"x":{`, true},
+		{"no leader while electing", `"leader":"latent-node-2",`, ``, false},
+		{"empty leader", `"leader":"latent-node-2"`, `"leader":""`, false},
+		{"escaped key", `"leader":`, `"lead\u0065r":`, true},
+		{"leader first", cluster, `"cluster":{"leader":"latent-node-2","name":"latent-cluster","raft_group":"C-R3F-xkIYECoH","leader_since":"2026-12-02T03:21:46.335296912Z",`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := strings.Replace(replicatedInfo, tc.old, tc.new, 1)
+			if tc.old != "" && body == replicatedInfo {
+				t.Fatal("the case changed nothing")
+			}
+			p, _, err := inspectBody(validBinding(), []byte(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Leader != tc.want {
+				t.Errorf("Leader = %v, want %v", p.Leader, tc.want)
+			}
+		})
+	}
+	t.Run("cluster {}", func(t *testing.T) {
+		body := strings.Replace(matchingInfo, `"ts":`, `"cluster":{},"ts":`, 1)
+		p, _, err := inspectBody(validBinding(), []byte(body))
+		if err != nil || p.Leader {
+			t.Errorf("inspect: %v, Leader %v; want no leader named", err, p.Leader)
+		}
+	})
+
+	for _, tc := range []struct{ name, old, new string }{
+		{"cluster null", cluster, `"cluster":null,"x":{`},
+		{"cluster an array", cluster, `"cluster":[],"x":{`},
+		{"cluster a string", cluster, `"cluster":"latent-node-2","x":{`},
+		{"leader null", `"leader":"latent-node-2"`, `"leader":null`},
+		{"leader a number", `"leader":"latent-node-2"`, `"leader":2`},
+		{"duplicate leader", `"leader":"latent-node-2"`, `"leader":"latent-node-2","leader":"latent-node-1"`},
+		{"duplicate leader escaped", `"leader":"latent-node-2"`, `"leader":"latent-node-2","l\u0065ader":""`},
+		{"duplicate other field", `"raft_group":`, `"name":"x","raft_group":`},
+		{"leader not a valid string", `"leader":"latent-node-2"`, `"leader":"\ud800"`},
 	} {
 		t.Run("malformed "+tc.name, func(t *testing.T) {
 			body := strings.Replace(replicatedInfo, tc.old, tc.new, 1)

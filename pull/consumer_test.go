@@ -21,7 +21,7 @@ func TestInspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Pending{NumPending: 7, NumAckPending: 1, NumRedelivered: 2}, p); diff != "" {
+	if diff := cmp.Diff(Pending{NumPending: 7, NumAckPending: 1, NumRedelivered: 2, Leader: true}, p); diff != "" {
 		t.Errorf("Pending (-want +got):\n%s", diff)
 	}
 	if f.delivery || f.subject != "$JS.API.CONSUMER.INFO.ORDERS.worker" || len(f.payload) != 0 || len(f.header) != 0 {

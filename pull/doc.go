@@ -16,8 +16,9 @@
 //     Consumers that are used one at a time can share.
 //   - Consumer info: its strict, allocation-free decoding, capped at
 //     [MaxInfoSize], over the lexer of internal/jsonlex (invalid UTF-8 and
-//     unpaired surrogate escapes refused); [Pending] and [Pending.Empty];
-//     the profile check and [Mismatch].
+//     unpaired surrogate escapes refused); [Pending], its counters and
+//     whether the consumer's leader gave them, and [Pending.Empty]; the
+//     profile check and [Mismatch].
 //   - The pull: its request body, the classification of its reply,
 //     [Delivery]; [Kind] and [Class], one Kind per status the broker sends.
 //   - Acknowledgement: [Command], [AppendCommand], [Outcome] and [Receipt].

@@ -13,14 +13,15 @@ import (
 // refInfo is the reference decoding with encoding/json of the fields the
 // strict decoder reads (through exactUnmarshal: keys match exactly).
 type refInfo struct {
-	Type       string `json:"type"`
-	StreamName string `json:"stream_name"`
-	Name       string `json:"name"`
-	NumAck     int    `json:"num_ack_pending"`
-	NumRedel   int    `json:"num_redelivered"`
-	NumWaiting int    `json:"num_waiting"`
-	NumPending uint64 `json:"num_pending"`
-	Paused     bool   `json:"paused"`
+	Type       string      `json:"type"`
+	StreamName string      `json:"stream_name"`
+	Name       string      `json:"name"`
+	NumAck     int         `json:"num_ack_pending"`
+	NumRedel   int         `json:"num_redelivered"`
+	NumWaiting int         `json:"num_waiting"`
+	NumPending uint64      `json:"num_pending"`
+	Paused     bool        `json:"paused"`
+	Cluster    *refCluster `json:"cluster"`
 	Error      *struct {
 		Code    int `json:"code"`
 		ErrCode int `json:"err_code"`
@@ -43,6 +44,7 @@ type refInfo struct {
 func FuzzDecodeInfo(f *testing.F) {
 	f.Add([]byte(matchingInfo))
 	f.Add([]byte(replicatedInfo))
+	f.Add([]byte(strings.Replace(replicatedInfo, `"leader":"latent-node-2",`, ``, 1)))
 	f.Add([]byte(pausedInfo))
 	f.Add([]byte(strings.NewReplacer(
 		`"ts":`, `"future":{"a":[1,{"b":null}]},"Num_Pending":3,"ts":`,
@@ -72,7 +74,8 @@ func FuzzDecodeInfo(f *testing.F) {
 			}
 			return
 		}
-		want := Pending{NumPending: ref.NumPending, NumAckPending: ref.NumAck, NumRedelivered: ref.NumRedel, NumWaiting: ref.NumWaiting}
+		want := Pending{NumPending: ref.NumPending, NumAckPending: ref.NumAck, NumRedelivered: ref.NumRedel, NumWaiting: ref.NumWaiting,
+			Leader: ref.Cluster.leader()}
 		if ci.pending != want {
 			t.Fatalf("pending %+v, encoding/json %+v", ci.pending, want)
 		}
@@ -102,6 +105,15 @@ func FuzzDecodeInfo(f *testing.F) {
 		}
 	})
 }
+
+// refCluster is the reference decoding of the "cluster" state.
+type refCluster struct {
+	Leader string `json:"leader"`
+}
+
+// leader is Pending.Leader read from the reference: no "cluster" state,
+// or one that names a leader.
+func (c *refCluster) leader() bool { return c == nil || c.Leader != "" }
 
 func checkStr(t *testing.T, field string, v jstr, want string) {
 	t.Helper()

@@ -21,7 +21,8 @@ const (
 	errCodeStreamNotFound   = 10059
 )
 
-// Pending holds the consumer-info counters of nats-server 2.14.6.
+// Pending holds the consumer-info counters of nats-server 2.14.6 and
+// whether the consumer's leader gave them.
 type Pending struct {
 	// NumPending counts stream messages matching the filter that were never
 	// delivered to this consumer.
@@ -37,6 +38,16 @@ type Pending struct {
 	NumRedelivered int
 	// NumWaiting counts pull requests waiting in the consumer's queue.
 	NumWaiting int
+	// Leader reports that the reply is the consumer leader's view: its
+	// "cluster" state names a leader, or it has no "cluster" state (a
+	// server outside a cluster, which holds the one copy). In a cluster
+	// nats-server 2.14.6 lets only the consumer's leader answer consumer
+	// info once it has one (jsConsumerInfoRequest); a replica answers only
+	// while a new consumer elects its first leader, with its own counters
+	// and "cluster" state that names no leader (Leader false), or before
+	// it started the consumer at all, with zero counters and no "cluster"
+	// state, which a reply cannot tell from a server outside a cluster.
+	Leader bool
 }
 
 // Empty reports whether this consumer info proves that a pull now would
@@ -327,6 +338,9 @@ type consumerInfo struct {
 	// paused is the reply's "paused": the consumer's pause_until lies in
 	// the future, so it delivers nothing.
 	paused bool
+	// clustered: the reply has "cluster" state; leaderNamed: it names a
+	// leader (see Pending.Leader).
+	clustered, leaderNamed bool
 }
 
 // decodeInfo decodes a consumer-info reply strictly: one JSON object, every
@@ -395,6 +409,7 @@ func (ci *consumerInfo) decode(s *jscan) error {
 	if seen&counters != counters {
 		return errJSONMissing
 	}
+	ci.pending.Leader = !ci.clustered || ci.leaderNamed
 	return nil
 }
 
@@ -424,10 +439,51 @@ func (ci *consumerInfo) topValue(s *jscan, f int, typ *jstr) error {
 		err = s.sequenceInfo()
 	case topPaused:
 		ci.paused, err = s.boolean()
+	case topCluster:
+		ci.clustered = true
+		ci.leaderNamed, err = s.clusterLeader()
 	default:
 		err = s.skip(1)
 	}
 	return err
+}
+
+// clusterLeader reads the "cluster" object (ClusterInfo) and reports
+// whether it names a leader: "leader" a non-empty string, at most once.
+// Its other fields are state, validated and skipped.
+func (s *jscan) clusterLeader() (bool, error) {
+	if !s.consume('{') {
+		return false, errJSONType
+	}
+	var seen, named bool
+	var unknown unknownKeys
+	for first := true; ; first = false {
+		raw, esc, ok, err := s.member(first)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return named, nil
+		}
+		if !jsonlex.Equal(raw, esc, "leader") {
+			if err := unknown.add(raw, esc); err != nil {
+				return false, err
+			}
+			if err := s.skip(2); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if seen {
+			return false, errJSONDuplicate
+		}
+		seen = true
+		v, err := s.jstring()
+		if err != nil {
+			return false, err
+		}
+		named = len(v.raw) > 0
+	}
 }
 
 // decodeError reads the ApiError object {code, err_code, description}.

@@ -20,7 +20,7 @@ const pausedInfo = `{"type":"io.nats.jetstream.api.v1.consumer_info_response","s
 // reads as without it (issue 13: a broker upgrade that adds state must not
 // stop the triggers).
 func TestUnknownStateSkipped(t *testing.T) {
-	wantP := Pending{NumPending: 7, NumAckPending: 1, NumRedelivered: 2}
+	wantP := Pending{NumPending: 7, NumAckPending: 1, NumRedelivered: 2, Leader: true}
 	for _, tc := range []struct{ name, old, new string }{
 		{"top-level number", `"ts":`, `"num_future":12,"ts":`},
 		{"top-level object", `"ts":`, `"future":{"a":[1,{"b":null}],"c":"d"},"ts":`},
@@ -29,7 +29,7 @@ func TestUnknownStateSkipped(t *testing.T) {
 		{"top-level escaped name", `"ts":`, `"fut\u0075re":1,"ts":`},
 		{"delivered", `"stream_seq":4,`, `"stream_seq":4,"future":{"x":1},`},
 		{"ack_floor", `"consumer_seq":3,`, `"consumer_seq":3,"future":[1,2],`},
-		{"cluster", `"ts":`, `"cluster":{"name":"c","future":{"x":[true]}},"ts":`},
+		{"cluster", `"ts":`, `"cluster":{"name":"c","leader":"n1","future":{"x":[true]}},"ts":`},
 		{"a known key's other case", `"ts":`, `"Num_Pending":99,"ts":`},
 		{"at the limit of unknown fields", `"ts":`, manyFields("f", maxUnknownFields, "1") + `,"ts":`},
 	} {
@@ -182,7 +182,7 @@ func TestConsumerPaused(t *testing.T) {
 	if !errors.Is(err, ErrConsumerPaused) || errors.Is(err, ErrProfileMismatch) || errors.Is(err, ErrMalformedInfo) {
 		t.Fatalf("paused: %v, want ErrConsumerPaused alone", err)
 	}
-	if diff := cmp.Diff(Pending{NumPending: 7}, p); diff != "" {
+	if diff := cmp.Diff(Pending{NumPending: 7, Leader: true}, p); diff != "" {
 		t.Errorf("paused: pending (-want +got):\n%s", diff)
 	}
 

@@ -66,7 +66,7 @@ func TestDecodeMatchingInfo(t *testing.T) {
 	if diff := cmp.Diff([]Mismatch(nil), ms); diff != "" {
 		t.Errorf("mismatches (-want +got):\n%s", diff)
 	}
-	want := Pending{NumPending: 7, NumAckPending: 1, NumRedelivered: 2, NumWaiting: 0}
+	want := Pending{NumPending: 7, NumAckPending: 1, NumRedelivered: 2, NumWaiting: 0, Leader: true}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("pending (-want +got):\n%s", diff)
 	}
@@ -262,7 +262,7 @@ func TestMalformedInfo(t *testing.T) {
 		{"duplicate sequence field", `{` + typ + `,` + counters + `,"ack_floor":{"stream_seq":1,"stream_seq":2}}`},
 		{"sequence info not an object", `{` + typ + `,` + counters + `,"delivered":[]}`},
 		{"bad number in skipped field", `{` + typ + `,` + counters + `,"cluster":{"lag":-}}`},
-		{"too deep", `{` + typ + `,` + counters + `,"cluster":` + strings.Repeat(`[`, maxJSONDepth+1) + strings.Repeat(`]`, maxJSONDepth+1) + `}`},
+		{"too deep", `{` + typ + `,` + counters + `,"priority_groups":` + strings.Repeat(`[`, maxJSONDepth+1) + strings.Repeat(`]`, maxJSONDepth+1) + `}`},
 		{"error without code", `{` + typ + `,"error":{"err_code":10014}}`},
 		{"error duplicate code", `{` + typ + `,"error":{"code":404,"code":500}}`},
 		{"error not an object", `{` + typ + `,"error":"x"}`},
@@ -282,10 +282,10 @@ func TestMalformedInfo(t *testing.T) {
 func TestInfoDepthLimit(t *testing.T) {
 	const typ = `"type":"io.nats.jetstream.api.v1.consumer_info_response"`
 	const counters = `"num_ack_pending":0,"num_redelivered":0,"num_waiting":0,"num_pending":0`
-	// The top-level object is depth 0 and "cluster" is skipped from depth 1,
-	// so maxJSONDepth-1 brackets reach exactly maxJSONDepth.
-	at := `{` + typ + `,` + counters + `,"cluster":` + strings.Repeat(`[`, maxJSONDepth) + strings.Repeat(`]`, maxJSONDepth) + `}`
-	past := `{` + typ + `,` + counters + `,"cluster":` + strings.Repeat(`[`, maxJSONDepth+1) + strings.Repeat(`]`, maxJSONDepth+1) + `}`
+	// The top-level object is depth 0 and "priority_groups" is skipped
+	// from depth 1, so maxJSONDepth-1 brackets reach exactly maxJSONDepth.
+	at := `{` + typ + `,` + counters + `,"priority_groups":` + strings.Repeat(`[`, maxJSONDepth) + strings.Repeat(`]`, maxJSONDepth) + `}`
+	past := `{` + typ + `,` + counters + `,"priority_groups":` + strings.Repeat(`[`, maxJSONDepth+1) + strings.Repeat(`]`, maxJSONDepth+1) + `}`
 	var ci consumerInfo
 	if err := decodeInfo([]byte(at), &ci); err != nil {
 		t.Errorf("at the depth limit: %v", err)

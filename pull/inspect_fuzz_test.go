@@ -17,14 +17,15 @@ import (
 // exactly, see exactUnmarshal) of every field the profile check reads; a
 // pointer is nil when the field is absent.
 type refProfile struct {
-	Type       string  `json:"type"`
-	StreamName *string `json:"stream_name"`
-	Name       *string `json:"name"`
-	NumAck     int     `json:"num_ack_pending"`
-	NumRedel   int     `json:"num_redelivered"`
-	NumWaiting int     `json:"num_waiting"`
-	NumPending uint64  `json:"num_pending"`
-	Paused     bool    `json:"paused"`
+	Type       string      `json:"type"`
+	StreamName *string     `json:"stream_name"`
+	Name       *string     `json:"name"`
+	NumAck     int         `json:"num_ack_pending"`
+	NumRedel   int         `json:"num_redelivered"`
+	NumWaiting int         `json:"num_waiting"`
+	NumPending uint64      `json:"num_pending"`
+	Paused     bool        `json:"paused"`
+	Cluster    *refCluster `json:"cluster"`
 	Error      *struct {
 		Code    int `json:"code"`
 		ErrCode int `json:"err_code"`
@@ -107,7 +108,8 @@ func FuzzInspect(f *testing.F) {
 		if ref.Error != nil {
 			t.Fatalf("an API error reply passed as consumer info")
 		}
-		want := Pending{NumPending: ref.NumPending, NumAckPending: ref.NumAck, NumRedelivered: ref.NumRedel, NumWaiting: ref.NumWaiting}
+		want := Pending{NumPending: ref.NumPending, NumAckPending: ref.NumAck, NumRedelivered: ref.NumRedel, NumWaiting: ref.NumWaiting,
+			Leader: ref.Cluster.leader()}
 		if p != want {
 			t.Fatalf("pending %+v, encoding/json %+v", p, want)
 		}

@@ -20,7 +20,7 @@ const maxJSONDepth = 16
 
 // maxUnknownFields caps the fields the decoder does not know in one object
 // it reads member by member (the reply, config, delivered, ack_floor,
-// error); each is remembered, without allocating, to refuse a repeated key.
+// cluster, error); each is remembered, without allocating, to refuse a repeated key.
 // nats-server 2.14.6 sends none; a later release adds a few at a time.
 const maxUnknownFields = 32
 

@@ -112,9 +112,9 @@
 //     with its delay, or +TERM "exhausted"); the credential is checked
 //     again; the acknowledgement waits for the broker's receipt (none seen:
 //     uncertain).
-//  8. The monitor records the step (its counts and the one fixed-size
-//     last-step report); Inbound.Release, then the pools' reservations are
-//     released.
+//  8. The monitor records the step (its counts, the consumer's figures
+//     from step 4 and the one fixed-size last-step report);
+//     Inbound.Release, then the pools' reservations are released.
 //
 // Broker and host failures end the step, not the owner's work: they are in
 // the StepReport (Result, Error, Resource) and in the monitor's counts.
@@ -180,7 +180,11 @@
 // # Monitor
 //
 // Monitor.Snapshot returns bounded aggregate counts per binding and in
-// total. Monitor.LastStep returns one fixed-size StepReport of the last
+// total, and per binding the ConsumerState its last consumer info showed
+// (the broker's num_pending, num_ack_pending, num_redelivered and
+// num_waiting, whether the consumer's leader gave them, and when), kept
+// in a fixed-size slot at no request beyond step 4's; docs/METRICS.md says
+// what it means between visits. Monitor.LastStep returns one fixed-size StepReport of the last
 // step that delivered a message or failed (configuration epoch, binding
 // index, stream sequence, delivery count, pinned route generation, outcome,
 // action, acknowledgement state and error class); empty visits and skips

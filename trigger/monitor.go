@@ -428,6 +428,41 @@ func (c *Counts) add(o *Counts) {
 	}
 }
 
+// ConsumerState is a binding's consumer as its last consumer info showed
+// it: the broker's own figures, from the one consumer-info request a visit
+// makes anyway (step 4 of the package documentation), and none other. A
+// visit that got a reply it could decode replaces it (an empty visit, one
+// that pulled, one the consumer's pause or a profile mismatch ended); a
+// visit stopped before consumer info, or whose request failed, leaves the
+// last one in place, older by that visit. The zero value, At zero, means
+// no visit has read one yet.
+type ConsumerState struct {
+	// At is when the runtime read the reply, on the installation's clock
+	// (not the broker's "ts", whose clock may differ): the state's age is
+	// now minus At.
+	At time.Time
+	// Pending is num_pending: stream messages matching the consumer's
+	// filter never delivered to it. The visit's pull, if it made one,
+	// came after: a delivery it pulled is still counted here.
+	Pending uint64
+	// AckPending is num_ack_pending: deliveries awaiting an
+	// acknowledgement, a NAKed one waiting out its delay included (at
+	// most 1, the profile's max_ack_pending).
+	AckPending int
+	// Redelivered is num_redelivered: messages delivered more than once
+	// whose count the broker still keeps (it keeps it for one that ran
+	// out of deliveries until the message leaves the stream).
+	Redelivered int
+	// Waiting is num_waiting: pull requests waiting at the consumer
+	// (another puller's, as the runtime's own pull is sent after).
+	Waiting int
+	// Leader reports that the reply is the consumer leader's view
+	// (pull.Pending.Leader): its cluster state names a leader, or the
+	// broker is a server outside a cluster. False: a replica answered
+	// while a new consumer elected its first leader.
+	Leader bool
+}
+
 // Snapshot is a copy of a Monitor's counts.
 type Snapshot struct {
 	LogicalID string
@@ -445,6 +480,9 @@ type Snapshot struct {
 	Totals Counts
 	// Bindings holds one Counts per binding, in configuration order.
 	Bindings []Counts
+	// Consumers holds the last ConsumerState of each binding, in
+	// configuration order.
+	Consumers []ConsumerState
 }
 
 // Monitor observes one installation: bounded aggregate counts and the last
@@ -460,6 +498,7 @@ type Monitor struct {
 	replaced  uint64
 	rotations uint64
 	bindings  []Counts
+	consumers []ConsumerState
 	last      StepReport
 	hasLast   bool
 	skip      StepReport
@@ -467,7 +506,8 @@ type Monitor struct {
 }
 
 func newMonitor(logicalID string, epoch uint64, bindings int) *Monitor {
-	return &Monitor{logicalID: logicalID, epoch: epoch, bindings: make([]Counts, bindings)}
+	return &Monitor{logicalID: logicalID, epoch: epoch, bindings: make([]Counts, bindings),
+		consumers: make([]ConsumerState, bindings)}
 }
 
 // Snapshot returns the counts now.
@@ -482,6 +522,7 @@ func (m *Monitor) Snapshot() Snapshot {
 		Replaced:  m.replaced,
 		Rotations: m.rotations,
 		Bindings:  append([]Counts(nil), m.bindings...),
+		Consumers: append([]ConsumerState(nil), m.consumers...),
 	}
 	for i := range s.Bindings {
 		s.Totals.add(&s.Bindings[i])
@@ -521,14 +562,18 @@ func (m *Monitor) LastSkip() (StepReport, bool) {
 }
 
 // record counts one finished step and keeps its report when it delivered
-// or failed. empty says what proved an empty result; dials and replaced
-// are the step's connection events.
-func (m *Monitor) record(r *StepReport, empty emptyBy, dials, replaced uint64) {
+// or failed, and the consumer state it read, if any. empty says what
+// proved an empty result; dials and replaced are the step's connection
+// events.
+func (m *Monitor) record(r *StepReport, empty emptyBy, dials, replaced uint64, info *ConsumerState) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.steps++
 	m.dials += dials
 	m.replaced += replaced
+	if info != nil {
+		m.consumers[r.Binding] = *info
+	}
 	c := &m.bindings[r.Binding]
 	c.Visits++
 	if r.Error != 0 && int(r.Error) <= NumErrorClasses {

@@ -178,10 +178,15 @@ type fakeNet struct {
 	// handshake waits there).
 	dialWait func(ctx context.Context) error
 	// inspectErr, nextReply and ackReply replace the normal answers when
-	// they return ok.
+	// they return ok. An inspectErr that is pull.ErrConsumerPaused or a
+	// profile mismatch comes with the counters, as pull.Inspect's does.
 	inspectErr func(b int) error
-	nextReply  func(b int) (pull.Kind, bool, error)
-	ackReply   func(b int, cmd pull.Command) (pull.Receipt, bool, error)
+	// counters, when set, replaces the counters consumer info reports
+	// (called with mu held; by value, so that the fake allocates no more
+	// than without it).
+	counters  func(b int, p pull.Pending) pull.Pending
+	nextReply func(b int) (pull.Kind, bool, error)
+	ackReply  func(b int, cmd pull.Command) (pull.Receipt, bool, error)
 	// onNext runs after a message was taken (tests cancel there).
 	onNext      func()
 	ackDeadline []time.Duration // time left on each ack's context
@@ -369,14 +374,20 @@ func (l *fakeLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, 
 	if l.closed {
 		return pull.Pending{}, conn.ErrClosed
 	}
-	if l.n.inspectErr != nil {
-		if err := l.n.inspectErr(b.index); err != nil {
-			return pull.Pending{}, err
-		}
-	}
-	p := pull.Pending{NumPending: uint64(len(l.n.queues[b.index]))}
+	p := pull.Pending{NumPending: uint64(len(l.n.queues[b.index])), Leader: true}
 	if _, ok := l.n.waiting[b.index]; ok {
 		p.NumAckPending = 1
+	}
+	if l.n.counters != nil {
+		p = l.n.counters(b.index, p)
+	}
+	if l.n.inspectErr != nil {
+		if err := l.n.inspectErr(b.index); err != nil {
+			if errors.Is(err, pull.ErrConsumerPaused) || errors.Is(err, pull.ErrProfileMismatch) {
+				return p, err
+			}
+			return pull.Pending{}, err
+		}
 	}
 	return p, nil
 }

@@ -125,7 +125,7 @@ func (t *Triggers) step(ctx context.Context, host Host, gid uint64) (StepReport,
 	r := StepReport{Step: t.steps, Epoch: t.epoch, Binding: b.index, At: now, Ack: AckNone}
 	cl := &t.tenants[b.tenant].client
 	dials, replaced := cl.dials, cl.replaced
-	r, empty, err := t.visit(ctx, host, b, r)
+	r, empty, info, err := t.visit(ctx, host, b, r)
 	cl.retire(t.pools, &t.tenants[b.tenant], t.now())
 	if err != nil {
 		r.Result = ResultShutdown
@@ -137,7 +137,11 @@ func (t *Triggers) step(ctx context.Context, host Host, gid uint64) (StepReport,
 	}
 	t.pace(b, &r)
 	t.logStep(b, &r)
-	t.mon.record(&r, empty, cl.dials-dials, cl.replaced-replaced)
+	var read *ConsumerState
+	if !info.At.IsZero() {
+		read = &info
+	}
+	t.mon.record(&r, empty, cl.dials-dials, cl.replaced-replaced, read)
 	if o, ok := host.(StepObserver); ok {
 		o.ObserveStep(r)
 	}
@@ -191,13 +195,13 @@ func (t *Triggers) credentialCurrent(host Host, ts *tenantState) bool {
 }
 
 // visit runs one step's flow on binding b, filling in r. It returns the
-// report, what proved an empty result, and ctx's error when the owner
-// stopped.
-func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r StepReport) (StepReport, emptyBy, error) {
+// report, what proved an empty result, the consumer state it read (At
+// zero when it read none) and ctx's error when the owner stopped.
+func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r StepReport) (StepReport, emptyBy, ConsumerState, error) {
 	v := visit{t: t, ctx: ctx, host: host, b: b, ts: &t.tenants[b.tenant], r: r,
 		timeout: b.cfg.OperationTimeout(), ref: t.ref(b)}
 	v.run()
-	return v.r, v.empty, v.err
+	return v.r, v.empty, v.info, v.err
 }
 
 // emptyBy is what proved a step's result empty (ResultEmpty).
@@ -247,6 +251,7 @@ type visit struct {
 	cancel  context.CancelFunc
 
 	l     link
+	info  ConsumerState
 	sent  time.Time
 	got   pulled
 	cmd   pull.Command
@@ -373,10 +378,17 @@ func (v *visit) connect() bool {
 // while a failed event waits out its NAK delay) and return nothing. A
 // delivery the runtime does not know of (one it lost to a failed pull, or
 // one from before this installation) is pulled for as before.
+//
+// A reply that decoded, whatever the check said of it, is the visit's
+// ConsumerState.
 func (v *visit) inspect() bool {
 	pend, err := v.l.inspect(v.pre, v.b)
 	now := v.t.now()
 	v.ts.client.settle(v.t.pools, v.ts, err, now)
+	if err == nil || errors.Is(err, pull.ErrConsumerPaused) || errors.Is(err, pull.ErrProfileMismatch) {
+		v.info = ConsumerState{At: now, Pending: pend.NumPending, AckPending: pend.NumAckPending,
+			Redelivered: pend.NumRedelivered, Waiting: pend.NumWaiting, Leader: pend.Leader}
+	}
 	switch {
 	case err == nil && pend.Empty():
 		v.r.Result = ResultEmpty

@@ -15,12 +15,12 @@ const (
 	// appendAllocs: Append into a buffer with the capacity allocates
 	// nothing.
 	appendAllocs = 0
-	// writeAllocs: Monitor.Snapshot's copy of the counts and Write's
-	// buffer.
-	writeAllocs = 2
-	// handlerAllocs: the snapshot copy, three header values and the
-	// Content-Length text, plus one for a buffer sync.Pool dropped.
-	handlerAllocs = 6
+	// writeAllocs: Monitor.Snapshot's copies of the counts and of the
+	// consumer states, and Write's buffer.
+	writeAllocs = 3
+	// handlerAllocs: the snapshot's two copies, three header values and
+	// the Content-Length text, plus one for a buffer sync.Pool dropped.
+	handlerAllocs = 7
 )
 
 // TestAppendAllocs: a scrape of MaxBindings bindings with every count at

@@ -1,5 +1,6 @@
 // Package metrics owns the Prometheus text exposition (format 0.0.4) of a
-// trigger.Monitor: its Snapshot counts and its LastStep report, written
+// trigger.Monitor: its Snapshot counts and consumer states and its
+// LastStep report, written
 // with the standard library into a caller's buffer, and an http.Handler an
 // embedder can mount. It refuses identifiers and text as labels: label
 // values are binding indexes and fixed enum names, and no subject, stream,
@@ -59,6 +60,24 @@
 //	latent_nats_trigger_pool_refusals_total{resource}    Refusals
 //	latent_nats_trigger_dial_failures_total{dial_failure} DialFailure
 //
+// Per binding (label binding), gauges of trigger.ConsumerState: the
+// broker's figures as of the binding's last consumer info. The timestamp
+// is written for every binding, 0 before its first consumer info; the
+// others only once it has one (a 0 before it would read as nothing
+// pending), so an alert on time() minus the timestamp covers a binding
+// never read. Waiting is not written.
+//
+//	latent_nats_trigger_consumer_pending                  Pending
+//	latent_nats_trigger_consumer_ack_pending              AckPending
+//	latent_nats_trigger_consumer_redelivered              Redelivered
+//	latent_nats_trigger_consumer_info_leader              Leader (1 or 0)
+//	latent_nats_trigger_consumer_info_timestamp_seconds   At
+//
+// The time of the reading, not its age, is exported: an age computed at
+// the scrape would make the exposition depend on a clock, and
+// time() - latent_nats_trigger_consumer_info_timestamp_seconds gives it in
+// a query, still rising when the runtime stops updating it.
+//
 // The last step, written only once there is one (trigger.Monitor.LastStep):
 //
 //	latent_nats_trigger_last_step_info{binding,result,outcome,action,ack,class,resource,dial_failure} 1
@@ -77,6 +96,7 @@
 //
 // Append writes into dst and allocates nothing once dst has the capacity
 // (a scrape into a reused buffer). Write and Handler add what
-// trigger.Monitor.Snapshot allocates (its copy of the per-binding counts);
+// trigger.Monitor.Snapshot allocates (its copies of the per-binding counts
+// and consumer states);
 // Handler reuses its output buffers.
 package metrics

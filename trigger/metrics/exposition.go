@@ -15,7 +15,9 @@ import (
 //
 // Append allocates nothing when dst has the capacity: scrape into a
 // reused buffer with Append(buf[:0], m.Snapshot(), last, ok). It reads
-// neither s.LogicalID nor s.Totals.
+// neither s.LogicalID nor s.Totals. s.Consumers holds one state per
+// binding, as a Monitor's Snapshot does; a shorter slice writes the
+// consumer families for its bindings only.
 func Append(dst []byte, s trigger.Snapshot, last trigger.StepReport, hasLast bool) []byte {
 	dst = appendHeader(dst, nameEpoch, helpEpoch, typeGauge)
 	dst = appendUintSample(dst, nameEpoch, s.Epoch)
@@ -51,10 +53,47 @@ func Append(dst []byte, s trigger.Snapshot, last trigger.StepReport, hasLast boo
 	dst = appendPerEnum(dst, bs, nameDialFailures, helpDialFailures, labelDial, 1, trigger.DialFailure(trigger.NumDialFailures),
 		func(c *trigger.Counts, f trigger.DialFailure) uint64 { return c.DialFailure(f) })
 
+	cs := s.Consumers
+	dst = appendConsumers(dst, cs, nameConsumerPending, helpConsumerPending, func(c *trigger.ConsumerState) uint64 { return c.Pending })
+	dst = appendConsumers(dst, cs, nameConsumerAckPending, helpConsumerAckPending, func(c *trigger.ConsumerState) uint64 { return uint64(c.AckPending) })
+	dst = appendConsumers(dst, cs, nameConsumerRedelivered, helpConsumerRedelivered, func(c *trigger.ConsumerState) uint64 { return uint64(c.Redelivered) })
+	dst = appendConsumers(dst, cs, nameConsumerLeader, helpConsumerLeader, func(c *trigger.ConsumerState) uint64 { return b2u(c.Leader) })
+	dst = appendHeader(dst, nameConsumerTime, helpConsumerTime, typeGauge)
+	for i := range cs {
+		dst = appendBindingStart(dst, nameConsumerTime, i)
+		dst = append(dst, "} "...)
+		dst = appendUnixSeconds(dst, cs[i].At)
+		dst = append(dst, '\n')
+	}
+
 	if hasLast {
 		dst = appendLast(dst, &last)
 	}
 	return dst
+}
+
+// appendConsumers appends a gauge family with one sample per binding that
+// has read consumer info (ConsumerState.At set).
+func appendConsumers(dst []byte, cs []trigger.ConsumerState, name, help string, get func(*trigger.ConsumerState) uint64) []byte {
+	dst = appendHeader(dst, name, help, typeGauge)
+	for i := range cs {
+		if cs[i].At.IsZero() {
+			continue
+		}
+		dst = appendBindingStart(dst, name, i)
+		dst = append(dst, "} "...)
+		dst = strconv.AppendUint(dst, get(&cs[i]), 10)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// b2u is 1 for true, 0 for false.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // acknowledgements returns the count of commands sent with action a. The

@@ -115,6 +115,11 @@ func TestFamilies(t *testing.T) {
 		{"latent_nats_trigger_errors_total", "counter", []string{"binding", "class"}, n * trigger.NumErrorClasses},
 		{"latent_nats_trigger_pool_refusals_total", "counter", []string{"binding", "resource"}, n * trigger.NumResources},
 		{"latent_nats_trigger_dial_failures_total", "counter", []string{"binding", "dial_failure"}, n * trigger.NumDialFailures},
+		{"latent_nats_trigger_consumer_pending", "gauge", b, n},
+		{"latent_nats_trigger_consumer_ack_pending", "gauge", b, n},
+		{"latent_nats_trigger_consumer_redelivered", "gauge", b, n},
+		{"latent_nats_trigger_consumer_info_leader", "gauge", b, n},
+		{"latent_nats_trigger_consumer_info_timestamp_seconds", "gauge", b, n},
 		{"latent_nats_trigger_last_step_info", "gauge", []string{"binding", "result", "outcome", "action", "ack", "class", "resource", "dial_failure"}, 1},
 		{"latent_nats_trigger_last_step_number", "gauge", nil, 1},
 		{"latent_nats_trigger_last_step_epoch", "gauge", nil, 1},
@@ -129,14 +134,17 @@ func TestFamilies(t *testing.T) {
 	}
 }
 
-// maxSnapshot has n bindings with every count at its largest.
+// maxSnapshot has n bindings with every count and consumer figure at its
+// largest.
 func maxSnapshot(n int) trigger.Snapshot {
 	s := trigger.Snapshot{
 		Epoch: math.MaxUint64, Steps: math.MaxUint64, Dials: math.MaxUint64, Replaced: math.MaxUint64,
-		Bindings: make([]trigger.Counts, n),
+		Bindings: make([]trigger.Counts, n), Consumers: make([]trigger.ConsumerState, n),
 	}
 	for i := range s.Bindings {
 		metrics.FillCounts(&s.Bindings[i], math.MaxUint64)
+		s.Consumers[i] = trigger.ConsumerState{At: time.Unix(1<<40, 999_000_000), Pending: math.MaxUint64,
+			AckPending: math.MaxInt, Redelivered: math.MaxInt, Waiting: math.MaxInt, Leader: true}
 	}
 	return s
 }
@@ -168,11 +176,13 @@ func TestFormatValid(t *testing.T) {
 	}{
 		{"no bindings", trigger.Snapshot{}, trigger.StepReport{}, false, installationSamples},
 		{"one binding, zero counts", trigger.Snapshot{Bindings: make([]trigger.Counts, 1)}, trigger.StepReport{}, false, installationSamples + perBinding},
-		{"known", knownSnapshot(), knownLast(), true, installationSamples + 2*perBinding + 8},
-		{"max bindings, max counts", maxSnapshot(trigger.MaxBindings), knownLast(), true, installationSamples + trigger.MaxBindings*perBinding + 8},
-		{"enums out of range", knownSnapshot(), odd, true, installationSamples + 2*perBinding + 8},
-		{"zero enums", knownSnapshot(), zero, true, installationSamples + 2*perBinding + 8},
-		{"before 1970", knownSnapshot(), pre, true, installationSamples + 2*perBinding + 8},
+		{"one binding, no consumer info yet", trigger.Snapshot{Bindings: make([]trigger.Counts, 1), Consumers: make([]trigger.ConsumerState, 1)},
+			trigger.StepReport{}, false, installationSamples + perBinding + 1},
+		{"known", knownSnapshot(), knownLast(), true, installationSamples + 2*(perBinding+perConsumer) + 8},
+		{"max bindings, max counts", maxSnapshot(trigger.MaxBindings), knownLast(), true, installationSamples + trigger.MaxBindings*(perBinding+perConsumer) + 8},
+		{"enums out of range", knownSnapshot(), odd, true, installationSamples + 2*(perBinding+perConsumer) + 8},
+		{"zero enums", knownSnapshot(), zero, true, installationSamples + 2*(perBinding+perConsumer) + 8},
+		{"before 1970", knownSnapshot(), pre, true, installationSamples + 2*(perBinding+perConsumer) + 8},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,8 +205,13 @@ func TestFormatValid(t *testing.T) {
 // bindings, steps, dials, replaced connections and credential rotations.
 const installationSamples = 6
 
-// perBinding is the number of samples one binding adds.
+// perBinding is the number of counter samples one binding adds.
 const perBinding = 10 + 4 + trigger.NumOutcomes + trigger.NumErrorClasses + trigger.NumResources + trigger.NumDialFailures
+
+// perConsumer is the number of consumer samples a binding with consumer
+// info adds: pending, ack pending, redelivered, leader and the timestamp
+// (a binding without writes the timestamp alone).
+const perConsumer = 5
 
 // TestLastStepLabels pins the last-step labels of zero and out-of-range
 // enum values: empty for zero (not applicable), the String form otherwise.
@@ -438,6 +453,7 @@ func TestSnapshotFieldsExported(t *testing.T) {
 		"Rotations": "latent_nats_trigger_credential_rotations_total",
 		"Totals":    "", // the sum of the binding series: not written
 		"Bindings":  "latent_nats_trigger_bindings",
+		"Consumers": "", // per binding: TestConsumerStateFieldsExported
 	}
 	s := trigger.Snapshot{LogicalID: "logical-zqx", Epoch: 41, Steps: 42, Dials: 43, Replaced: 44, Rotations: 45, Bindings: make([]trigger.Counts, 3)}
 	s.Totals.Visits = 77
@@ -604,5 +620,71 @@ func TestEnumLabelValues(t *testing.T) {
 				t.Errorf("label values (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestConsumerStateFieldsExported maps every field of
+// trigger.ConsumerState to its gauge and checks it with distinct values,
+// binding 1 holding them; binding 0, without consumer info yet, writes
+// the timestamp 0 alone. A field added to ConsumerState fails here until
+// it is mapped and written, or listed in unexported with the reason.
+func TestConsumerStateFieldsExported(t *testing.T) {
+	unexported := map[string]string{
+		// Pull requests waiting at the consumer: at most the profile's
+		// max_waiting of 1, another puller's; the busy class counts it.
+		"Waiting": "in the snapshot only",
+	}
+	const fam = "latent_nats_trigger_consumer_"
+	want := map[string]string{
+		"At":          fam + "info_timestamp_seconds",
+		"Pending":     fam + "pending",
+		"AckPending":  fam + "ack_pending",
+		"Redelivered": fam + "redelivered",
+		"Leader":      fam + "info_leader",
+	}
+	c := trigger.ConsumerState{At: time.Unix(1_767_000_000, 250_000_000), Pending: 1_000_001, AckPending: 1_000_002,
+		Redelivered: 1_000_003, Waiting: 1_000_004, Leader: true}
+	values := map[string]float64{"At": 1_767_000_000.25, "Pending": 1_000_001, "AckPending": 1_000_002, "Redelivered": 1_000_003, "Leader": 1}
+	s := trigger.Snapshot{Bindings: make([]trigger.Counts, 2), Consumers: []trigger.ConsumerState{{}, c}}
+	fams, err := parseExposition(string(metrics.Append(nil, s, trigger.StepReport{}, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]sample{}
+	for _, f := range fams {
+		if strings.HasPrefix(f.Name, fam) {
+			got[f.Name] = f.Samples
+		}
+	}
+	expect := map[string][]sample{}
+	typ := reflect.TypeFor[trigger.ConsumerState]()
+	fields := map[string]bool{}
+	for i := range typ.NumField() {
+		name := typ.Field(i).Name
+		fields[name] = true
+		if _, skip := unexported[name]; skip {
+			continue
+		}
+		f, ok := want[name]
+		if !ok {
+			t.Errorf("trigger.ConsumerState.%s is not mapped to a metric", name)
+			continue
+		}
+		one := sample{Name: f, Labels: []label{{"binding", "1"}}, Value: values[name]}
+		expect[f] = []sample{one}
+	}
+	expect[want["At"]] = append([]sample{{Name: want["At"], Labels: []label{{"binding", "0"}}, Value: 0}}, expect[want["At"]]...)
+	for name := range want {
+		if !fields[name] {
+			t.Errorf("mapping names %s, which trigger.ConsumerState lacks", name)
+		}
+	}
+	for name := range unexported {
+		if !fields[name] {
+			t.Errorf("unexported names %s, which trigger.ConsumerState lacks", name)
+		}
+	}
+	if diff := cmp.Diff(expect, got); diff != "" {
+		t.Errorf("consumer series (-want +got):\n%s", diff)
 	}
 }

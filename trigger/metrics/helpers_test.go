@@ -19,7 +19,7 @@ import (
 )
 
 // knownSnapshot is a snapshot with two bindings and a distinct count in
-// every field the exposition writes.
+// every field the exposition writes, each binding with consumer info.
 func knownSnapshot() trigger.Snapshot {
 	s := trigger.Snapshot{
 		LogicalID: "orders-logical-zqx",
@@ -62,6 +62,12 @@ func knownSnapshot() trigger.Snapshot {
 	}
 	for i := range s.Bindings {
 		s.Totals.Visits += s.Bindings[i].Visits
+	}
+	// Binding 0 read the leader's view, binding 1 a replica's during an
+	// election.
+	s.Consumers = []trigger.ConsumerState{
+		{At: time.Date(2026, 3, 4, 5, 6, 7, 123_000_000, time.UTC), Pending: 4821, AckPending: 1, Redelivered: 17, Waiting: 1, Leader: true},
+		{At: time.Date(2026, 3, 4, 5, 6, 1, 456_000_000, time.UTC), Pending: 12, Redelivered: 3},
 	}
 	return s
 }

@@ -66,9 +66,12 @@ func TestAppendUnixSeconds(t *testing.T) {
 // step. Larger counts make Append grow the buffer once.
 func TestSizeHint(t *testing.T) {
 	for _, n := range []int{0, 1, 16, trigger.MaxBindings} {
-		small := trigger.Snapshot{Epoch: 999_999, Steps: 999_999, Dials: 999_999, Replaced: 999_999, Bindings: make([]trigger.Counts, n)}
+		small := trigger.Snapshot{Epoch: 999_999, Steps: 999_999, Dials: 999_999, Replaced: 999_999,
+			Bindings: make([]trigger.Counts, n), Consumers: make([]trigger.ConsumerState, n)}
 		for i := range small.Bindings {
 			fill(&small.Bindings[i], 999_999)
+			small.Consumers[i] = trigger.ConsumerState{At: time.Unix(1<<40, 0), Pending: 999_999, AckPending: 1,
+				Redelivered: 999_999, Leader: true}
 		}
 		last := trigger.StepReport{
 			Step: 999_999, Epoch: 999_999, Binding: n, At: time.Unix(1<<40, 0), Result: trigger.ResultDelivered,

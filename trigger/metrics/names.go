@@ -91,6 +91,28 @@ const (
 	helpDialFailures = "Failed dials (class dial in " + nameErrors + "), by why: refused, tls, authorization or other."
 )
 
+// Per-binding consumer gauges, one per trigger.ConsumerState field: the
+// broker's figures as of the binding's last consumer info. The timestamp
+// is written for every binding (0 before a first reading); the others only
+// once the binding has one, since a value before it would read as none
+// pending.
+const (
+	nameConsumerPending = prefix + "consumer_pending"
+	helpConsumerPending = "num_pending at the binding's last consumer info: stream messages matching its filter never delivered to its consumer."
+
+	nameConsumerAckPending = prefix + "consumer_ack_pending"
+	helpConsumerAckPending = "num_ack_pending at the binding's last consumer info: deliveries awaiting an acknowledgement, a NAKed one waiting out its delay included."
+
+	nameConsumerRedelivered = prefix + "consumer_redelivered"
+	helpConsumerRedelivered = "num_redelivered at the binding's last consumer info: messages delivered more than once whose count the broker still keeps."
+
+	nameConsumerLeader = prefix + "consumer_info_leader"
+	helpConsumerLeader = "1 when the binding's last consumer info was the consumer leader's view (its cluster state names a leader, or the broker is outside a cluster), 0 when a replica answered during a first election."
+
+	nameConsumerTime = prefix + "consumer_info_timestamp_seconds"
+	helpConsumerTime = "When the runtime read the binding's last consumer info, in seconds since the Unix epoch on its own clock; 0 before the first. Its age is time() minus this."
+)
+
 // Last-step families, written once the monitor has a report.
 const (
 	nameLastInfo = prefix + "last_step_info"
