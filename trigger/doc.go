@@ -116,6 +116,12 @@
 //     from step 4 and the one fixed-size last-step report);
 //     Inbound.Release, then the pools' reservations are released.
 //
+// Steps 4, 5 and 7 are the ingress request's three protocol operations,
+// and it admits no fourth: one would fail the visit (ClassInternal)
+// without being written. Conformance counts them on the broker
+// (TestTriggerOperationsPerVisit): one request per empty visit, three per
+// delivering visit.
+//
 // Broker and host failures end the step, not the owner's work: they are in
 // the StepReport (Result, Error, Resource) and in the monitor's counts.
 //

@@ -257,6 +257,27 @@ type visit struct {
 	cmd   pull.Command
 	empty emptyBy
 	err   error
+	// ops counts the protocol operations the visit's ingress request
+	// made (operation).
+	ops int
+}
+
+// maxRequestOperations is what one ingress request may do on the
+// connection: consumer info, one pull and one acknowledgement.
+const maxRequestOperations = 3
+
+// operation admits one more protocol operation of the visit's ingress
+// request, or refuses a fourth: the visit then fails (ClassInternal,
+// counted as every failure is) without writing it. The phases make at
+// most three; this holds the profile's promise whatever a later phase
+// does.
+func (v *visit) operation() bool {
+	if v.ops >= maxRequestOperations {
+		fail(&v.r, ClassInternal)
+		return false
+	}
+	v.ops++
+	return true
 }
 
 // end releases what the phases held: the connection forgets the phase
@@ -382,6 +403,9 @@ func (v *visit) connect() bool {
 // A reply that decoded, whatever the check said of it, is the visit's
 // ConsumerState.
 func (v *visit) inspect() bool {
+	if !v.operation() {
+		return false
+	}
 	pend, err := v.l.inspect(v.pre, v.b)
 	now := v.t.now()
 	v.ts.client.settle(v.t.pools, v.ts, err, now)
@@ -411,6 +435,9 @@ func (v *visit) inspect() bool {
 // pull pulls at most one message, under its own bound.
 func (v *visit) pull() bool {
 	v.sent = v.t.now()
+	if !v.operation() {
+		return false
+	}
 	got, err := v.l.next(v.ctx, v.b)
 	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
 	if err != nil {
@@ -486,6 +513,9 @@ func (v *visit) activate() bool {
 func (v *visit) ack() bool {
 	if !v.t.credentialCurrent(v.host, v.ts) {
 		v.r.Error = ClassCredential
+		return false
+	}
+	if !v.operation() {
 		return false
 	}
 	now := v.t.now()
