@@ -189,6 +189,9 @@ type fakeNet struct {
 	ackReply  func(b int, cmd pull.Command) (pull.Receipt, bool, error)
 	// onNext runs after a message was taken (tests cancel there).
 	onNext      func()
+	// onClose runs when a link is closed, outside mu (tests sample the
+	// pools' usage there).
+	onClose func()
 	ackDeadline []time.Duration // time left on each ack's context
 	acks        []string
 	// timed is the broker's redelivery timing of the profile's
@@ -354,8 +357,12 @@ func (l *fakeLink) detach() {}
 
 func (l *fakeLink) close() {
 	l.n.mu.Lock()
-	defer l.n.mu.Unlock()
 	l.closed = true
+	f := l.n.onClose
+	l.n.mu.Unlock()
+	if f != nil {
+		f()
+	}
 }
 
 func (l *fakeLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, error) {
