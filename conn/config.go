@@ -66,8 +66,10 @@ const (
 	// one handshake, request or check, PINGs included; one more closes the
 	// connection (ErrControlFlood).
 	MaxControlFramesPerExchange = 8
-	// MaxNonceLen caps the INFO nonce, in bytes (2.14.6 sends 15).
-	MaxNonceLen = 64
+	// MaxInfoNonceLen caps the nonce of the server's INFO, in bytes
+	// (2.14.6 sends 15, base64url): a nonce this package accepts is one
+	// credential signs (at most credential.MaxNonceLen).
+	MaxInfoNonceLen = 64
 	// DefaultInboxPrefix is Config.InboxPrefix when the field is empty.
 	DefaultInboxPrefix = "_INBOX"
 )
@@ -205,7 +207,7 @@ func (v *validated) parserLimits() parser.Limits {
 
 // writeBufferSize is the capacity of the connection's write buffer.
 func writeBufferSize(maxPayload int) int {
-	return max(MaxOutboundLine+parser.MaxHeaderBlock+maxPayload+2, MaxConnectLen)
+	return max(MaxOutboundLine+wire.MaxOutboundHeader+maxPayload+2, MaxConnectLen)
 }
 
 // ValidInboxPrefix checks an inbox prefix (Config.InboxPrefix once its
