@@ -20,6 +20,12 @@ const (
 	// 1 KiB holds the INFO of nats-server 2.14.6 and the longest MSG line
 	// a valid subscription and reply can make.
 	MinReadCap = 1 << 10
+	// MaxReadLine is the largest Config.MaxControlLine: the parser's cap,
+	// parser.MaxLine.
+	MaxReadLine = parser.MaxLine
+	// MaxReadHeader is the largest Config.MaxHeader: the parser's cap,
+	// parser.MaxHeaderBlock.
+	MaxReadHeader = parser.MaxHeaderBlock
 
 	// DefaultMaxPayload is Config.MaxPayload when the field is zero: 64 KiB.
 	DefaultMaxPayload = 64 << 10
@@ -60,8 +66,10 @@ const (
 	// one handshake, request or check, PINGs included; one more closes the
 	// connection (ErrControlFlood).
 	MaxControlFramesPerExchange = 8
-	// MaxNonceLen caps the INFO nonce, in bytes (2.14.6 sends 15).
-	MaxNonceLen = 64
+	// MaxInfoNonceLen caps the nonce of the server's INFO, in bytes
+	// (2.14.6 sends 15, base64url): a nonce this package accepts is one
+	// credential signs (at most credential.MaxNonceLen).
+	MaxInfoNonceLen = 64
 	// DefaultInboxPrefix is Config.InboxPrefix when the field is empty.
 	DefaultInboxPrefix = "_INBOX"
 )
@@ -111,12 +119,11 @@ type Config struct {
 	// buffers (see the package documentation).
 	MaxPayload int
 	// MaxControlLine caps each protocol line read from the server, CRLF
-	// counted, MinReadCap to parser.MaxLine bytes; zero means
-	// parser.MaxLine. The server's INFO must fit in it.
+	// counted, MinReadCap to MaxReadLine bytes; zero means MaxReadLine.
+	// The server's INFO must fit in it.
 	MaxControlLine int
 	// MaxHeader caps each message's header block, its blank line counted,
-	// MinReadCap to parser.MaxHeaderBlock bytes; zero means
-	// parser.MaxHeaderBlock.
+	// MinReadCap to MaxReadHeader bytes; zero means MaxReadHeader.
 	MaxHeader int
 	// Dialer opens the socket; nil means a zero net.Dialer. With
 	// ThreadSocket on Linux a *net.TCPConn it returns is taken over (see
@@ -178,15 +185,15 @@ func (c *Config) validate() (validated, error) {
 	}
 	v.maxLine, v.maxHeader = c.MaxControlLine, c.MaxHeader
 	if v.maxLine == 0 {
-		v.maxLine = parser.MaxLine
+		v.maxLine = MaxReadLine
 	}
-	if v.maxLine < MinReadCap || v.maxLine > parser.MaxLine {
+	if v.maxLine < MinReadCap || v.maxLine > MaxReadLine {
 		return v, fmt.Errorf("%w: max control line", ErrInvalidConfig)
 	}
 	if v.maxHeader == 0 {
-		v.maxHeader = parser.MaxHeaderBlock
+		v.maxHeader = MaxReadHeader
 	}
-	if v.maxHeader < MinReadCap || v.maxHeader > parser.MaxHeaderBlock {
+	if v.maxHeader < MinReadCap || v.maxHeader > MaxReadHeader {
 		return v, fmt.Errorf("%w: max header", ErrInvalidConfig)
 	}
 	v.pinned = c.SPKIPin != [sha256.Size]byte{}
@@ -200,7 +207,7 @@ func (v *validated) parserLimits() parser.Limits {
 
 // writeBufferSize is the capacity of the connection's write buffer.
 func writeBufferSize(maxPayload int) int {
-	return max(MaxOutboundLine+parser.MaxHeaderBlock+maxPayload+2, MaxConnectLen)
+	return max(MaxOutboundLine+wire.MaxOutboundHeader+maxPayload+2, MaxConnectLen)
 }
 
 // ValidInboxPrefix checks an inbox prefix (Config.InboxPrefix once its

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/parser"
 )
 
 func x509Pool(t *testing.T) *x509.CertPool {
@@ -62,13 +61,13 @@ func TestConfigValidation(t *testing.T) {
 		{"max payload negative", func(c *conn.Config) { c.MaxPayload = -1 }, false},
 		{"max control line at minimum", func(c *conn.Config) { c.MaxControlLine = conn.MinReadCap }, true},
 		{"max control line under minimum", func(c *conn.Config) { c.MaxControlLine = conn.MinReadCap - 1 }, false},
-		{"max control line at limit", func(c *conn.Config) { c.MaxControlLine = parser.MaxLine }, true},
-		{"max control line past limit", func(c *conn.Config) { c.MaxControlLine = parser.MaxLine + 1 }, false},
+		{"max control line at limit", func(c *conn.Config) { c.MaxControlLine = conn.MaxReadLine }, true},
+		{"max control line past limit", func(c *conn.Config) { c.MaxControlLine = conn.MaxReadLine + 1 }, false},
 		{"max control line negative", func(c *conn.Config) { c.MaxControlLine = -1 }, false},
 		{"max header at minimum", func(c *conn.Config) { c.MaxHeader = conn.MinReadCap }, true},
 		{"max header under minimum", func(c *conn.Config) { c.MaxHeader = conn.MinReadCap - 1 }, false},
-		{"max header at limit", func(c *conn.Config) { c.MaxHeader = parser.MaxHeaderBlock }, true},
-		{"max header past limit", func(c *conn.Config) { c.MaxHeader = parser.MaxHeaderBlock + 1 }, false},
+		{"max header at limit", func(c *conn.Config) { c.MaxHeader = conn.MaxReadHeader }, true},
+		{"max header past limit", func(c *conn.Config) { c.MaxHeader = conn.MaxReadHeader + 1 }, false},
 		{"max header negative", func(c *conn.Config) { c.MaxHeader = -1 }, false},
 	}
 	errDialled := errors.New("dialled")

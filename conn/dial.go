@@ -201,7 +201,7 @@ func (h *handshake) readInfo(context.Context) error {
 	h.info = si
 	c.lameDuck = si.LameDuck
 	c.jetStream = si.JetStream
-	c.serverMax = int(min(si.MaxPayload, int64(MaxPayloadLimit)+parser.MaxHeaderBlock))
+	c.serverMax = int(min(si.MaxPayload, int64(MaxPayloadLimit)+wire.MaxOutboundHeader))
 	return nil
 }
 

@@ -95,7 +95,7 @@
 //   - read buffer, owned by the parser: the two read caps + P + 2 bytes,
 //     16 KiB + P + 2 by default (the payload and its CRLF);
 //   - write buffer: 12 KiB + P + 2 bytes (MaxOutboundLine,
-//     parser.MaxHeaderBlock, the payload and its CRLF), at least
+//     wire.MaxOutboundHeader, the payload and its CRLF), at least
 //     MaxConnectLen;
 //   - crypto/tls state: a record input buffer, which grows to hold what
 //     the socket's reads bring (a full record is 16 KiB of plaintext plus

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latent-systems/latent-nats/parser"
+	"github.com/latent-systems/latent-nats/wire"
 )
 
 func TestRandomToken(t *testing.T) {
@@ -203,13 +204,13 @@ func TestLongestRequestFits(t *testing.T) {
 	}
 	ib.seq = math.MaxUint64 - 1
 	wbuf := make([]byte, 0, writeBufferSize(MaxPayloadLimit))
-	c := &Conn{inbox: ib, wbuf: wbuf, maxPayload: MaxPayloadLimit, serverMax: MaxPayloadLimit + parser.MaxHeaderBlock}
+	c := &Conn{inbox: ib, wbuf: wbuf, maxPayload: MaxPayloadLimit, serverMax: MaxPayloadLimit + wire.MaxOutboundHeader}
 	reply := c.inbox.next()
 	if len(reply) != maxReplyLen {
 		t.Fatalf("reply subject %d bytes, want %d", len(reply), maxReplyLen)
 	}
 	subject := strings.Repeat("s", MaxRequestSubjectLen)
-	header := "NATS/1.0\r\nX: " + strings.Repeat("v", parser.MaxHeaderBlock-len("NATS/1.0\r\nX: \r\n\r\n")) + "\r\n\r\n"
+	header := "NATS/1.0\r\nX: " + strings.Repeat("v", wire.MaxOutboundHeader-len("NATS/1.0\r\nX: \r\n\r\n")) + "\r\n\r\n"
 	payload := make([]byte, MaxPayloadLimit)
 	out, err := appendPub(c, subject, reply, []byte(header), payload)
 	if err != nil {

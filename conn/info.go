@@ -26,7 +26,7 @@ func parseInfo(b []byte) (serverInfo, error) {
 	if err := json.Unmarshal(b, &si); err != nil {
 		return serverInfo{}, ErrMalformedInfo
 	}
-	if si.MaxPayload <= 0 || len(si.Nonce) > MaxNonceLen || !nonceChars(si.Nonce) {
+	if si.MaxPayload <= 0 || len(si.Nonce) > MaxInfoNonceLen || !nonceChars(si.Nonce) {
 		return serverInfo{}, ErrMalformedInfo
 	}
 	if si.Proto < 1 || !si.Headers {

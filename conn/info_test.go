@@ -49,7 +49,7 @@ func TestParseInfo(t *testing.T) {
 }
 
 func make64(b byte) []byte {
-	out := make([]byte, MaxNonceLen)
+	out := make([]byte, MaxInfoNonceLen)
 	for i := range out {
 		out[i] = b
 	}

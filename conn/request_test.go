@@ -11,6 +11,7 @@ import (
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/internal/fakeserver"
 	"github.com/latent-systems/latent-nats/parser"
+	"github.com/latent-systems/latent-nats/wire"
 )
 
 // requestMaxPayload is the payload cap of the request tests' connections.
@@ -292,7 +293,7 @@ func TestRequestRefusedBeforeWriting(t *testing.T) {
 		{"subject past the cap", longSubject + "s", nil, nil, conn.ErrTooLarge},
 		{"payload past the cap", "svc", nil, []byte(atLimit + "p"), conn.ErrTooLarge},
 		{"header off the grammar", "svc", []byte("NATS/1.0\r\nbad header\r\n\r\n"), nil, conn.ErrInvalidRequest},
-		{"header past the cap", "svc", []byte("NATS/1.0\r\nX: " + strings.Repeat("v", parser.MaxHeaderBlock) + "\r\n\r\n"), nil, conn.ErrTooLarge},
+		{"header past the cap", "svc", []byte("NATS/1.0\r\nX: " + strings.Repeat("v", wire.MaxOutboundHeader) + "\r\n\r\n"), nil, conn.ErrTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

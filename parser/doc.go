@@ -5,7 +5,7 @@
 //
 // # Contents
 //
-//   - Caps: [Limits], [MaxLine], [MaxHeaderBlock] and [MaxPayloadLimit],
+//   - Caps: [Limits], [MaxLine], [MaxHeaderBlock] and [MaxFramePayload],
 //     and how each one counts CRLF.
 //   - The frame vocabulary [Op], and [Frame] with its zero-copy lifetime.
 //   - Reading: [Parser], [New] and [Parser.Next] over one fixed buffer;

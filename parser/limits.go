@@ -14,10 +14,11 @@ const (
 	// line (CRLF). It is the hdr_len the server announces.
 	MaxHeaderBlock = 8192
 
-	// MaxPayloadLimit caps Limits.MaxPayload: 64 MiB, the server's default
+	// MaxFramePayload caps Limits.MaxPayload: 64 MiB, the server's default
 	// max_pending, above which the server refuses its own max_payload. It
-	// bounds the buffer a Parser allocates.
-	MaxPayloadLimit = 64 << 20
+	// bounds the buffer a Parser allocates. (conn.MaxPayloadLimit, the
+	// smaller cap of a connection's payload, fits under it.)
+	MaxFramePayload = 64 << 20
 
 	// maxSizeDigits is the longest size token: the server parses sizes with
 	// at most 9 digits (server/util.go parseSize), so 999999999 is the
@@ -36,7 +37,7 @@ const (
 //
 // Limits are validated, never clamped: a field <= 0, a MaxControlLine above
 // MaxLine, a MaxHeader above MaxHeaderBlock or a MaxPayload above
-// MaxPayloadLimit makes the first Next return an error wrapping
+// MaxFramePayload makes the first Next return an error wrapping
 // ErrInvalidLimits, and New allocates nothing for such limits.
 type Limits struct {
 	// MaxControlLine caps a control line, CRLF included (1..MaxLine).
@@ -46,7 +47,7 @@ type Limits struct {
 	MaxHeader int
 	// MaxPayload caps the payload of a MSG (its size) and of an HMSG
 	// (total_len - hdr_len); the trailing CRLF is not counted
-	// (1..MaxPayloadLimit).
+	// (1..MaxFramePayload).
 	MaxPayload int
 }
 
@@ -64,7 +65,7 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("%w: max control line out of range", ErrInvalidLimits)
 	case l.MaxHeader <= 0 || l.MaxHeader > MaxHeaderBlock:
 		return fmt.Errorf("%w: max header out of range", ErrInvalidLimits)
-	case l.MaxPayload <= 0 || l.MaxPayload > MaxPayloadLimit:
+	case l.MaxPayload <= 0 || l.MaxPayload > MaxFramePayload:
 		return fmt.Errorf("%w: max payload out of range", ErrInvalidLimits)
 	}
 	return nil

@@ -115,8 +115,8 @@ func TestInvalidLimits(t *testing.T) {
 		{"header past MaxHeaderBlock", Limits{1, MaxHeaderBlock + 1, 1}, ErrInvalidLimits},
 		{"zero payload", Limits{1, 1, 0}, ErrInvalidLimits},
 		{"negative payload", Limits{1, 1, -1}, ErrInvalidLimits},
-		{"payload past MaxPayloadLimit", Limits{1, 1, MaxPayloadLimit + 1}, ErrInvalidLimits},
-		{"all at their maximum", Limits{MaxLine, MaxHeaderBlock, MaxPayloadLimit}, nil},
+		{"payload past MaxFramePayload", Limits{1, 1, MaxFramePayload + 1}, ErrInvalidLimits},
+		{"all at their maximum", Limits{MaxLine, MaxHeaderBlock, MaxFramePayload}, nil},
 		{"all at one", Limits{1, 1, 1}, nil},
 	}
 	for _, tt := range tests {

@@ -40,10 +40,16 @@ const (
 	// control-line cap a connection may have.
 	MaxFilterSubjectLen = 256
 
+	// AckWaitMargin is how much the consumer's ack_wait must exceed the
+	// delivery operation timeout at least: time for the acknowledgement to
+	// reach the broker after the operation's deadline.
+	AckWaitMargin = time.Second
+
 	// MinAckWait and MaxAckWait bound [Binding.AckWait]. The lower bound is
-	// the smallest delivery operation timeout (100 ms) plus one second; the
-	// caller that knows its operation timeout checks the tighter relation.
-	MinAckWait = 1100 * time.Millisecond
+	// the smallest delivery operation timeout ([MinOpTimeout]) plus
+	// [AckWaitMargin]; the caller that knows its operation timeout checks
+	// the tighter relation.
+	MinAckWait = MinOpTimeout + AckWaitMargin
 	MaxAckWait = 60 * time.Second
 
 	// MinMaxDeliver and MaxMaxDeliver bound [Binding.MaxDeliver], the

@@ -55,7 +55,8 @@
 // # Pulling
 //
 // Next publishes {"batch":1,"no_wait":true,"expires":100000000,
-// "max_bytes":<ceiling+9216>} to $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>.
+// "max_bytes":<ceiling+MaxBytesOverhead>} to
+// $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>.
 // Its reply is a message or one of the statuses listed by [Kind]. A message
 // must come from the binding's filter subject, carry an ack subject that
 // the acksubject package parses and that names this stream and consumer,

@@ -93,15 +93,15 @@ func configReference() []refLimit {
 	add(bin, rng(n(1), n(trigger.MaxFilterSubjectLen)), nil, []string{"MaxFilterSubjectLen"}, "filter_subject")
 	add(bin, rng(n(trigger.MinPayloadBytes), n(trigger.MaxPayloadBytes)), nil,
 		[]string{"MinPayloadBytes", "MaxPayloadBytes"}, "max_payload_bytes")
-	add(bin, rng(n(trigger.MinOperationTimeoutMS), n(trigger.MaxOperationTimeoutMS)), nil,
+	add(bin, rng(n(int64(trigger.MinOperationTimeoutMS)), n(int64(trigger.MaxOperationTimeoutMS))), nil,
 		[]string{"MinOperationTimeoutMS", "MaxOperationTimeoutMS"}, "operation_timeout_ms")
 	add(bin, rng(n(trigger.MinRootBudgetMS), ref("operation_timeout_ms", 0)), nil,
 		[]string{"MinRootBudgetMS"}, "root_budget_ms")
 	add(bin, rng(n(trigger.MinMaxDeliver), n(trigger.MaxMaxDeliver)), nil,
 		[]string{"MinMaxDeliver", "MaxMaxDeliver"}, "max_deliver")
-	add(bin, rng(ref("operation_timeout_ms", trigger.AckWaitMarginMS), n(trigger.MaxAckWaitMS)), nil,
+	add(bin, rng(ref("operation_timeout_ms", int64(trigger.AckWaitMarginMS)), n(int64(trigger.MaxAckWaitMS))), nil,
 		[]string{"AckWaitMarginMS", "MaxAckWaitMS"}, "ack_wait_ms")
-	add(bin, rng(n(trigger.MinNakDelayMS), n(trigger.MaxNakDelayMS)), nil,
+	add(bin, rng(n(int64(trigger.MinNakDelayMS)), n(int64(trigger.MaxNakDelayMS))), nil,
 		[]string{"MinNakDelayMS", "MaxNakDelayMS"}, "nak_delay_ms")
 
 	poolBytes := rng(n(1), n(trigger.MaxPoolBytes))

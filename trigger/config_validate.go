@@ -134,11 +134,11 @@ func (c Config) validate(vs *violationList) {
 			{"contract", b.Contract}, {"function", b.Function},
 		} {
 			if !validName(n.val) {
-				vs.addDetail(jsontree.Field(p, n.key), RuleName, lengthDetail(n.val, MaxTargetNameLen, nameWant))
+				vs.addDetail(jsontree.Field(p, n.key), RuleName, lengthDetail(n.val, MaxTargetNameLen, nameWant()))
 			}
 		}
 		if b.Route != "" && !validName(b.Route) {
-			vs.addDetail(jsontree.Field(p, "route"), RuleName, lengthDetail(b.Route, MaxTargetNameLen, nameWant))
+			vs.addDetail(jsontree.Field(p, "route"), RuleName, lengthDetail(b.Route, MaxTargetNameLen, nameWant()))
 		}
 		streamOK, consumerOK := validAssetName(b.Stream), validAssetName(b.Consumer)
 		if !streamOK {
@@ -256,12 +256,12 @@ func lengthDetail(s string, maxLen int, want string) Detail {
 }
 
 // idDetail describes an invalid ID.
-func idDetail(s string) Detail { return lengthDetail(s, MaxIDLen, idWant) }
+func idDetail(s string) Detail { return lengthDetail(s, MaxIDLen, idWant()) }
 
 // assetNameDetail describes an invalid stream or consumer name, with what
 // to do for a name with a dot.
 func assetNameDetail(s string) Detail {
-	d := lengthDetail(s, MaxAssetNameLen, assetNameWant)
+	d := lengthDetail(s, MaxAssetNameLen, assetNameWant())
 	if strings.Contains(s, ".") && len(s) <= MaxAssetNameLen {
 		d.Fix = "a dot separates subject tokens: use '_' or '-' instead"
 	}
@@ -273,7 +273,7 @@ func subjectDetail(r Rule, s string) Detail {
 	if r == RuleWildcard {
 		return Detail{Got: quoted(s), Want: wildcardWant, Fix: wildcardFix}
 	}
-	return lengthDetail(s, MaxFilterSubjectLen, subjectWant)
+	return lengthDetail(s, MaxFilterSubjectLen, subjectWant())
 }
 
 // tenantIDs lists the valid tenant IDs, quoted, in document order.
@@ -321,7 +321,7 @@ func (d Destination) validate(vs *violationList, path string) {
 			Got: "true", Want: "is set for the public address " + got, Fix: "remove allow_non_public"})
 	}
 	if !canonicalServerName(d.ServerName) {
-		sd := lengthDetail(d.ServerName, MaxServerNameLen, serverNameWant)
+		sd := lengthDetail(d.ServerName, MaxServerNameLen, serverNameWant())
 		if strings.ToLower(d.ServerName) != d.ServerName {
 			sd.Fix = "write it in lower case"
 		}
@@ -332,7 +332,7 @@ func (d Destination) validate(vs *violationList, path string) {
 			Got: "(" + strconv.Itoa(len(d.RootCAsPEM)) + " bytes)", Want: rootCAsWant})
 	}
 	if d.SPKISHA256 != "" && !validPin(d.SPKISHA256) {
-		vs.addDetail(jsontree.Field(path, "spki_sha256"), RuleSPKIPin, Detail{Got: quoted(d.SPKISHA256), Want: pinWant})
+		vs.addDetail(jsontree.Field(path, "spki_sha256"), RuleSPKIPin, Detail{Got: quoted(d.SPKISHA256), Want: pinWant()})
 	}
 }
 

@@ -1,6 +1,8 @@
 package trigger
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strconv"
@@ -196,15 +198,15 @@ func (r Rule) Detail() Detail {
 	case RuleAckWaitTooShort:
 		return Detail{Want: "is below the binding's operation_timeout_ms plus " + strconv.Itoa(AckWaitMarginMS) + " (ms)"}
 	case RuleID:
-		return Detail{Want: idWant}
+		return Detail{Want: idWant()}
 	case RuleName:
-		return Detail{Want: nameWant}
+		return Detail{Want: nameWant()}
 	case RuleAssetName:
-		return Detail{Want: assetNameWant}
+		return Detail{Want: assetNameWant()}
 	case RuleServerName:
-		return Detail{Want: serverNameWant}
+		return Detail{Want: serverNameWant()}
 	case RuleSubject:
-		return Detail{Want: subjectWant}
+		return Detail{Want: subjectWant()}
 	case RuleWildcard:
 		return Detail{Want: wildcardWant, Fix: wildcardFix}
 	case RuleDuplicateID:
@@ -226,7 +228,7 @@ func (r Rule) Detail() Detail {
 	case RuleRootCAs:
 		return Detail{Want: rootCAsWant}
 	case RuleSPKIPin:
-		return Detail{Want: pinWant}
+		return Detail{Want: pinWant()}
 	case RuleCredentialMissing:
 		return Detail{Want: "has no credential", Fix: "add one credential for this tenant"}
 	case RuleCredentialDuplicate:
@@ -254,21 +256,40 @@ func (r Rule) Detail() Detail {
 	}
 }
 
-// The words of the rules, used by Rule.Detail and by Validate.
+// The words of the rules, used by Rule.Detail and by Validate. A word
+// that names a bound is built from its constant.
 const (
-	idWant         = "is not 1-64 bytes of A-Z a-z 0-9 . _ - :"
-	nameWant       = "is not 1-256 bytes of printable ASCII without space"
-	assetNameWant  = "is not 1-255 bytes of UTF-8 without space, control characters, '.', '*', '>', '/' or '\\'"
-	serverNameWant = "is not a lower-case DNS name of at most 253 bytes (no IP address, no trailing dot)"
-	subjectWant    = "is not 1-256 bytes of non-empty dot-separated tokens without space or control characters"
-	wildcardWant   = "holds '*' or '>': a filter subject is literal"
-	wildcardFix    = "give each literal subject its own binding"
-	addressWant    = "is not an IPv4 address with a non-zero port (not unspecified, multicast or broadcast)"
-	addressFix     = "write it as a.b.c.d:port"
-	nonPublicFix   = "set allow_non_public: true on this destination if the broker is meant to be reached there"
-	rootCAsWant    = "does not hold only PEM CERTIFICATE blocks without headers, at least one, each parsable"
-	pinWant        = "is not 64 lower-case hex digits (the SHA-256 of the certificate's public key)"
+	wildcardWant = "holds '*' or '>': a filter subject is literal"
+	wildcardFix  = "give each literal subject its own binding"
+	addressWant  = "is not an IPv4 address with a non-zero port (not unspecified, multicast or broadcast)"
+	addressFix   = "write it as a.b.c.d:port"
+	nonPublicFix = "set allow_non_public: true on this destination if the broker is meant to be reached there"
+	rootCAsWant  = "does not hold only PEM CERTIFICATE blocks without headers, at least one, each parsable"
 )
+
+func idWant() string {
+	return "is not 1-" + strconv.Itoa(MaxIDLen) + " bytes of A-Z a-z 0-9 . _ - :"
+}
+
+func nameWant() string {
+	return "is not 1-" + strconv.Itoa(MaxTargetNameLen) + " bytes of printable ASCII without space"
+}
+
+func assetNameWant() string {
+	return "is not 1-" + strconv.Itoa(MaxAssetNameLen) + " bytes of UTF-8 without space, control characters, '.', '*', '>', '/' or '\\'"
+}
+
+func serverNameWant() string {
+	return "is not a lower-case DNS name of at most " + strconv.Itoa(MaxServerNameLen) + " bytes (no IP address, no trailing dot)"
+}
+
+func subjectWant() string {
+	return "is not 1-" + strconv.Itoa(MaxFilterSubjectLen) + " bytes of non-empty dot-separated tokens without space or control characters"
+}
+
+func pinWant() string {
+	return "is not " + strconv.Itoa(hex.EncodedLen(sha256.Size)) + " lower-case hex digits (the SHA-256 of the certificate's public key)"
+}
 
 // maxQuotedBytes bounds how much of a string from the configuration a
 // Detail quotes, in bytes, before the quotes and escapes are added.

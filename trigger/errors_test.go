@@ -155,7 +155,7 @@ func TestConfigErrorMessage(t *testing.T) {
 		{
 			name:   "asset name",
 			input:  configWith(t, func(c *Config) { c.Bindings[2].Stream = "SECRET.VALUE" }).encode(),
-			want:   "trigger: invalid config: bindings[2].stream: invalid_asset_name: " + assetNameWant,
+			want:   "trigger: invalid config: bindings[2].stream: invalid_asset_name: " + assetNameWant(),
 			absent: "SECRET",
 		},
 		{

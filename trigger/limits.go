@@ -1,6 +1,8 @@
 package trigger
 
 import (
+	"time"
+
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/pull"
 )
@@ -8,7 +10,9 @@ import (
 // The bounds of the nats-jetstream-pull-v1 profile ("Profile setting /
 // Supported bound"). Every one is checked by Validate and ParseConfig, and
 // each has a test at the bound and one past it. Durations are integer
-// milliseconds, as in the JSON.
+// milliseconds, as in the JSON. A bound the profile shares with pull or conn
+// is theirs, converted here: a configuration Validate accepts is one they
+// accept.
 const (
 	// ProfileName is the only value of Config.Profile.
 	ProfileName = "nats-jetstream-pull-v1"
@@ -23,28 +27,33 @@ const (
 	MaxTenants = 8
 
 	// MinPayloadBytes and MaxPayloadBytes bound Binding.MaxPayloadBytes, the
-	// payload ceiling of one message (headers not counted).
-	MinPayloadBytes = 1
-	MaxPayloadBytes = 32 << 10
+	// payload ceiling of one message (headers not counted):
+	// pull.MinPayloadCeiling and pull.MaxPayloadCeiling.
+	MinPayloadBytes = pull.MinPayloadCeiling
+	MaxPayloadBytes = pull.MaxPayloadCeiling
 
 	// MinControlLineBytes and MaxControlLineBytes bound
 	// Config.MaxControlLineBytes, the longest protocol line read from the
 	// broker, CRLF counted. The floor leaves room for the longest MSG line a
 	// valid binding can cause: a 256-byte subject and a v2 acknowledgement
 	// subject naming a 255-byte stream and consumer take about 920 bytes.
-	MinControlLineBytes = 1 << 10
-	MaxControlLineBytes = 8 << 10
+	// They are conn's bounds of Config.MaxControlLine: conn.MinReadCap and
+	// conn.MaxReadLine.
+	MinControlLineBytes = conn.MinReadCap
+	MaxControlLineBytes = conn.MaxReadLine
 
 	// MinHeaderBytes and MaxHeaderBytes bound Config.MaxHeaderBytes, the
 	// largest header block of one message, from "NATS/1.0" through the CRLF
-	// of its blank line.
-	MinHeaderBytes = 1 << 10
-	MaxHeaderBytes = 8 << 10
+	// of its blank line: conn's bounds of Config.MaxHeader, conn.MinReadCap
+	// and conn.MaxReadHeader.
+	MinHeaderBytes = conn.MinReadCap
+	MaxHeaderBytes = conn.MaxReadHeader
 
 	// MinOperationTimeoutMS and MaxOperationTimeoutMS bound
-	// Binding.OperationTimeoutMS, the one original deadline of a delivery.
-	MinOperationTimeoutMS = 100
-	MaxOperationTimeoutMS = 10_000
+	// Binding.OperationTimeoutMS, the one original deadline of a delivery:
+	// pull.MinOpTimeout and pull.MaxOpTimeout.
+	MinOperationTimeoutMS = int(pull.MinOpTimeout / time.Millisecond)
+	MaxOperationTimeoutMS = int(pull.MaxOpTimeout / time.Millisecond)
 
 	// MinRootBudgetMS is the least Binding.RootBudgetMS (positive); the most
 	// is the binding's OperationTimeoutMS.
@@ -56,19 +65,20 @@ const (
 	MaxPollIntervalMS = 1_000
 
 	// MinMaxDeliver and MaxMaxDeliver bound Binding.MaxDeliver, the
-	// consumer's max_deliver.
-	MinMaxDeliver = 1
-	MaxMaxDeliver = 16
+	// consumer's max_deliver: pull.MinMaxDeliver and pull.MaxMaxDeliver.
+	MinMaxDeliver = pull.MinMaxDeliver
+	MaxMaxDeliver = pull.MaxMaxDeliver
 
 	// AckWaitMarginMS is how much Binding.AckWaitMS must exceed the
-	// binding's OperationTimeoutMS at least; MaxAckWaitMS is its most.
-	AckWaitMarginMS = 1_000
-	MaxAckWaitMS    = 60_000
+	// binding's OperationTimeoutMS at least (pull.AckWaitMargin);
+	// MaxAckWaitMS is its most (pull.MaxAckWait).
+	AckWaitMarginMS = int(pull.AckWaitMargin / time.Millisecond)
+	MaxAckWaitMS    = int(pull.MaxAckWait / time.Millisecond)
 
 	// MinNakDelayMS and MaxNakDelayMS bound Binding.NakDelayMS, the delay
-	// of a negative acknowledgement.
-	MinNakDelayMS = 100
-	MaxNakDelayMS = 10_000
+	// of a negative acknowledgement: pull.MinNakDelay and pull.MaxNakDelay.
+	MinNakDelayMS = int(pull.MinNakDelay / time.Millisecond)
+	MaxNakDelayMS = int(pull.MaxNakDelay / time.Millisecond)
 
 	// MaxConfigBytes bounds the canonical encoding of a Config (and so the
 	// input of ParseConfig, checked before it is decoded).

@@ -17,7 +17,7 @@ var (
 	// ErrInvalidHeader: a header name that is not a token, a value with a
 	// forbidden byte, an odd key/value list, or a block off the grammar.
 	ErrInvalidHeader = errors.New("wire: invalid header")
-	// ErrHeaderTooLarge: a header block over MaxHeaderBlock.
+	// ErrHeaderTooLarge: a header block over MaxOutboundHeader.
 	ErrHeaderTooLarge = errors.New("wire: header block too large")
 	// ErrPayloadTooLarge: payload (with the header block for HPUB) over the
 	// negotiated maximum.

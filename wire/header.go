@@ -13,7 +13,7 @@ const (
 // A name is one or more bytes from '!' to '~' other than ':' (an HTTP-style
 // token, case preserved). A value is one or more bytes, none of them space,
 // an ASCII control byte or DEL: values are validated, never trimmed or
-// escaped. The block may be at most MaxHeaderBlock bytes. On error dst is
+// escaped. The block may be at most MaxOutboundHeader bytes. On error dst is
 // returned unchanged.
 func AppendHeader(dst []byte, kv ...string) ([]byte, error) {
 	const op = "HEADER"
@@ -29,7 +29,7 @@ func AppendHeader(dst []byte, kv ...string) ([]byte, error) {
 			return dst, fail(op, "value", r, ErrInvalidHeader)
 		}
 		size += len(kv[i]) + 2 + len(kv[i+1]) + 2
-		if size > MaxHeaderBlock {
+		if size > MaxOutboundHeader {
 			return dst, fail(op, "block", "over the header cap", ErrHeaderTooLarge)
 		}
 	}
@@ -71,7 +71,7 @@ func valueReason(s string) string {
 
 // checkHeaderBlock accepts exactly what AppendHeader produces.
 func checkHeaderBlock(op string, b []byte) error {
-	if len(b) > MaxHeaderBlock {
+	if len(b) > MaxOutboundHeader {
 		return fail(op, "header", "over the header cap", ErrHeaderTooLarge)
 	}
 	if len(b) < minHeaderBlock || string(b[:len(headerLine)]) != headerLine ||

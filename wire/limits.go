@@ -9,11 +9,13 @@ const (
 	// max_control_line accepts more.
 	MaxControlLine = 4096
 
-	// MaxHeaderBlock caps a header block, "NATS/1.0\r\n" through the
-	// terminating blank line, both CRLFs counted: 8 KiB, the cap the parser
-	// applies to the blocks it receives, so that what this client publishes
-	// it can also read back.
-	MaxHeaderBlock = 8192
+	// MaxOutboundHeader caps a header block this client writes,
+	// "NATS/1.0\r\n" through the terminating blank line, both CRLFs
+	// counted: 8 KiB, the cap the parser applies to the blocks it receives
+	// (parser.MaxHeaderBlock, held equal by internal/pkgcheck's
+	// TestBoundsAgree), so that what this client publishes it can also read
+	// back.
+	MaxOutboundHeader = 8192
 
 	// maxSize is the largest size the server parses (9 digits).
 	maxSize = 999_999_999

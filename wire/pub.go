@@ -47,7 +47,7 @@ func AppendPubText[S, R Text](dst []byte, subject S, reply R, payload []byte, ma
 
 // AppendHPub appends "HPUB <subject> [<reply>] <hdr> <total>\r\n<header><payload>\r\n".
 // header must be a complete block as AppendHeader builds it ("NATS/1.0\r\n",
-// "Name: Value\r\n" lines, "\r\n"), at most MaxHeaderBlock bytes; the header
+// "Name: Value\r\n" lines, "\r\n"), at most MaxOutboundHeader bytes; the header
 // block and payload together may be at most maxPayload, as the server counts
 // them. Other rules as AppendPub. On error dst is returned unchanged.
 func AppendHPub(dst []byte, subject, reply string, header, payload []byte, maxPayload int) ([]byte, error) {

@@ -184,15 +184,15 @@ func TestCaps(t *testing.T) {
 			_, err := AppendUnsub(nil, strings.Repeat("s", MaxControlLine+1-len("UNSUB  9\r\n")), 9)
 			return err
 		}, ErrLineTooLong},
-		{"header at cap", func() error { _, err := AppendHeader(nil, "K", headerValueFor(MaxHeaderBlock)); return err }, nil},
-		{"header past cap", func() error { _, err := AppendHeader(nil, "K", headerValueFor(MaxHeaderBlock+1)); return err }, ErrHeaderTooLarge},
+		{"header at cap", func() error { _, err := AppendHeader(nil, "K", headerValueFor(MaxOutboundHeader)); return err }, nil},
+		{"header past cap", func() error { _, err := AppendHeader(nil, "K", headerValueFor(MaxOutboundHeader+1)); return err }, ErrHeaderTooLarge},
 		{"HPUB block at cap", func() error {
-			h, _ := AppendHeader(nil, "K", headerValueFor(MaxHeaderBlock))
+			h, _ := AppendHeader(nil, "K", headerValueFor(MaxOutboundHeader))
 			_, err := AppendHPub(nil, "a", "", h, nil, 1<<20)
 			return err
 		}, nil},
 		{"HPUB block past cap", func() error {
-			h := []byte("NATS/1.0\r\nK: " + headerValueFor(MaxHeaderBlock+1) + "\r\n\r\n")
+			h := []byte("NATS/1.0\r\nK: " + headerValueFor(MaxOutboundHeader+1) + "\r\n\r\n")
 			_, err := AppendHPub(nil, "a", "", h, nil, 1<<20)
 			return err
 		}, ErrHeaderTooLarge},

@@ -9,5 +9,6 @@
 // TestModuleLayers in this package is the one table of the layers: every
 // package of the module with the imports of its non-test files it may
 // make outside the standard library, and why. Test-only imports are left
-// out of it.
+// out of it. TestBoundsAgree is the one list of the relations that must
+// hold between bounds of different packages and that no import derives.
 package pkgcheck

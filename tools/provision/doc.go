@@ -49,9 +49,9 @@
 //     profile: durable = consumer name, filter_subject, ack_policy explicit,
 //     the binding's ack_wait and max_deliver, deliver_policy all,
 //     replay_policy instant, max_waiting = max_ack_pending = max_batch = 1,
-//     max_expires = 100 ms, max_bytes = payload ceiling + 9216, and the
-//     stream's replica count (num_replicas; a work-queue stream's
-//     consumers must have its count). It is created with action "create",
+//     max_expires = 100 ms, max_bytes = payload ceiling +
+//     pull.MaxBytesOverhead, and the stream's replica count (num_replicas;
+//     a work-queue stream's consumers must have its count). It is created with action "create",
 //     so a consumer that appeared meanwhile with another configuration is
 //     refused rather than updated, then checked with pull's own profile
 //     check and for its replica count.

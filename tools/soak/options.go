@@ -5,13 +5,15 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/latent-systems/latent-nats/trigger"
 )
 
 // Bounds of Options.
 const (
 	MinDuration     = 5 * time.Second
 	MaxDuration     = 24 * time.Hour
-	MaxTenants      = 8
+	MaxTenants      = trigger.MaxTenants
 	MaxBindings     = 16 // per tenant
 	MaxEventsRound  = 64
 	DefaultDuration = 2 * time.Minute

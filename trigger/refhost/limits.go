@@ -1,6 +1,10 @@
 package refhost
 
-import "math"
+import (
+	"math"
+
+	"github.com/latent-systems/latent-nats/trigger"
+)
 
 // MediaType names the payload encoding this package reads and writes.
 const MediaType = "application/vnd.latent.wit-values.v1+json"
@@ -8,10 +12,10 @@ const MediaType = "application/vnd.latent.wit-values.v1+json"
 // Bounds of the codec. Each has a test at the bound and one past it.
 const (
 	// MaxPayloadBytes bounds one payload, the whole argument array with its
-	// whitespace: the profile's largest payload ceiling
-	// (trigger.MaxPayloadBytes). Decode refuses a longer input before
+	// whitespace: the profile's largest payload ceiling,
+	// trigger.MaxPayloadBytes. Decode refuses a longer input before
 	// reading it; Append refuses to write a longer one.
-	MaxPayloadBytes = 32 << 10
+	MaxPayloadBytes = trigger.MaxPayloadBytes
 
 	// MaxParams bounds the parameters of one function.
 	MaxParams = 32
@@ -45,8 +49,10 @@ const (
 	MaxInputAllocation = MaxAdmission * MaxPayloadBytes
 
 	// MaxIdentifierLen bounds service, contract, function, revision, route,
-	// tenant and principal names given to the host, in bytes.
-	MaxIdentifierLen = 256
+	// tenant and principal names given to the host, in bytes: the bound of
+	// a binding's target names, trigger.MaxTargetNameLen (a tenant ID,
+	// at most trigger.MaxIDLen, is shorter).
+	MaxIdentifierLen = trigger.MaxTargetNameLen
 
 	// MaxDeclaredFailures bounds Function.Failures.
 	MaxDeclaredFailures = 64
