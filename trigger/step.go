@@ -648,7 +648,10 @@ func classify(err error) ErrorClass {
 		errors.Is(err, conn.ErrForeignFrame),
 		errors.Is(err, conn.ErrUnexpectedFrame),
 		errors.Is(err, conn.ErrControlFlood),
-		framingFailure(err):
+		// The broker's bytes refused by the connection's parser (a line,
+		// header block or payload over its cap, an unknown operation, a
+		// malformed frame), classified without knowing the parser.
+		errors.Is(err, conn.ErrFraming):
 		return ClassProtocol
 	case errors.Is(err, conn.ErrClosed),
 		errors.Is(err, conn.ErrServerClosed),
