@@ -64,16 +64,8 @@ func (b Binding) ParseBytes(subject []byte) (Info, error) {
 	}
 	var info Info
 	var sp spans
-	if !scan(subject, &info, &sp) {
-		// Refused (or read only token by token): name the fault.
-		i, err := parseTokens(string(subject))
-		if err != nil {
-			return Info{}, err
-		}
-		if err := b.match(i); err != nil {
-			return Info{}, err
-		}
-		return i, nil
+	if e := scan(subject, &info, &sp); e != nil {
+		return Info{}, e
 	}
 	switch {
 	case string(subject[sp.stream[0]:sp.stream[1]]) != b.Stream:

@@ -6,25 +6,16 @@ package acksubject
 // ReferenceParse is refParse: Parse as it was before the one-pass scan.
 func ReferenceParse(subject string) (Info, error) { return refParse(subject) }
 
-// Scan runs the one-pass recognizer alone: the Info and true for a subject
+// Scan runs the one-pass reader alone: the Info and true for a subject
 // inside the grammar, false otherwise.
 func Scan(subject string) (Info, bool) {
 	var info Info
 	var sp spans
-	ok := scan(subject, &info, &sp)
+	ok := scan(subject, &info, &sp) == nil
 	if ok {
 		info.AccountHash = subject[sp.hash[0]:sp.hash[1]]
 		info.Stream = subject[sp.stream[0]:sp.stream[1]]
 		info.Consumer = subject[sp.consumer[0]:sp.consumer[1]]
 	}
 	return info, ok
-}
-
-// ParseWithoutScan is Parse with the one-pass recognizer left out, so that
-// every subject is read token by token.
-func ParseWithoutScan(subject string) (Info, error) {
-	if len(subject) > MaxLen {
-		return Info{}, syntaxError(-1, FieldSubject, RuleTooLong)
-	}
-	return parseTokens(subject)
 }

@@ -14,21 +14,20 @@ import (
 // ErrInvalid, that names the first failing token in this order: the length,
 // tokens 0 and 1, the token count, then the remaining tokens left to right.
 //
-// A subject inside the grammar is read in a single pass, left to right,
-// with no split into tokens (see scan); a refused subject is then read
-// again, token by token, to name the fault.
+// The subject is read in a single pass, left to right, with no split into
+// tokens (see scan), which also names the fault of a refused subject.
 func Parse(subject string) (info Info, err error) {
 	if len(subject) > MaxLen {
 		return Info{}, syntaxError(-1, FieldSubject, RuleTooLong)
 	}
 	var sp spans
-	if scan(subject, &info, &sp) {
-		info.AccountHash = subject[sp.hash[0]:sp.hash[1]]
-		info.Stream = subject[sp.stream[0]:sp.stream[1]]
-		info.Consumer = subject[sp.consumer[0]:sp.consumer[1]]
-		return info, nil
+	if e := scan(subject, &info, &sp); e != nil {
+		return Info{}, e
 	}
-	return parseTokens(subject)
+	info.AccountHash = subject[sp.hash[0]:sp.hash[1]]
+	info.Stream = subject[sp.stream[0]:sp.stream[1]]
+	info.Consumer = subject[sp.consumer[0]:sp.consumer[1]]
+	return info, nil
 }
 
 // ParseBytes is Parse for a subject held in a byte slice, with the same
@@ -42,13 +41,13 @@ func ParseBytes(subject []byte) (Info, error) {
 	}
 	var info Info
 	var sp spans
-	if scan(subject, &info, &sp) {
-		info.AccountHash = string(subject[sp.hash[0]:sp.hash[1]])
-		info.Stream = string(subject[sp.stream[0]:sp.stream[1]])
-		info.Consumer = string(subject[sp.consumer[0]:sp.consumer[1]])
-		return info, nil
+	if e := scan(subject, &info, &sp); e != nil {
+		return Info{}, e
 	}
-	return parseTokens(string(subject))
+	info.AccountHash = string(subject[sp.hash[0]:sp.hash[1]])
+	info.Stream = string(subject[sp.stream[0]:sp.stream[1]])
+	info.Consumer = string(subject[sp.consumer[0]:sp.consumer[1]])
+	return info, nil
 }
 
 // spans are the places of an Info's text fields in the subject scan read:
@@ -57,10 +56,9 @@ type spans struct {
 	hash, stream, consumer [2]int
 }
 
-// scan reads s in one pass, left to right, into info and reports whether s
-// is inside the grammar. It reads every subject inside the grammar into the
-// Info Parse returns and refuses every subject outside it, without saying
-// why; on refusal info holds whatever was read before the fault.
+// scan reads s in one pass, left to right, into info and returns nil for a
+// subject inside the grammar, or the *SyntaxError Parse returns for one
+// outside it; on refusal info holds whatever was read before the fault.
 //
 // Names are looked up in byteClass eight bytes at a time, numbers are
 // accumulated as their digits are read, and each separator is checked
@@ -71,53 +69,71 @@ type spans struct {
 // they fit the v2 form, the rest is read as v2 first and, failing that, as
 // classic: a classic subject on a stream named "_" whose consumer name
 // looks like an account hash is read twice from token 2.
-func scan[T text](s T, info *Info, sp *spans) bool {
+//
+// A refused subject's fault is named in the order Parse documents: a
+// token count other than ClassicTokens and V2Tokens comes before any
+// token after the first two, and the token count tells which reading's
+// first failing token is the fault (see fault).
+func scan[T text](s T, info *Info, sp *spans) *SyntaxError {
 	const (
 		hashAt = len(Prefix) + len(NoDomain) + 1 // first byte of a v2 account hash
 		v2Tail = hashAt + AccountHashLen + 1     // first byte after it and its '.'
 	)
 	if len(s) < len(Prefix) || string(s[:len(Prefix)]) != Prefix {
-		return false
+		return prefixFault(string(s))
 	}
-	if len(s) > v2Tail && string(s[len(Prefix):hashAt]) == NoDomain+"." && s[v2Tail-1] == '.' && isHash(s[hashAt:v2Tail-1]) {
+	v2Head := len(s) > v2Tail && string(s[len(Prefix):hashAt]) == NoDomain+"." && s[v2Tail-1] == '.' && isHash(s[hashAt:v2Tail-1])
+	v2Off, v2At := -1, 0
+	if v2Head {
 		info.Form, sp.hash = FormV2, [2]int{hashAt, v2Tail - 1}
-		if i, ok := scanNames(s, v2Tail, sp); ok && scanNumbers(s, i, info) {
-			return true
+		if v2Off, v2At = scanTail(s, v2Tail, info, sp); v2Off < 0 {
+			return nil
 		}
 	}
 	info.Form, sp.hash = FormClassic, [2]int{}
-	i, ok := scanNames(s, len(Prefix), sp)
-	return ok && scanNumbers(s, i, info)
+	off, at := scanTail(s, len(Prefix), info, sp)
+	if off < 0 {
+		return nil
+	}
+	switch strings.Count(string(s), ".") + 1 {
+	case ClassicTokens:
+		return fault(string(s), classicStreamIndex, off, at)
+	case V2Tokens:
+		if v2Head {
+			return fault(string(s), v2StreamIndex, v2Off, v2At)
+		}
+		return headFault(string(s))
+	}
+	return &SyntaxError{Index: -1, Field: FieldSubject, Rule: RuleTokenCount}
 }
 
-// scanNames reads the stream and consumer tokens that start at s[i], and
-// the '.' after each, into sp. It returns the index after the second '.'
-// and whether both names obey the asset-name rule and its length cap.
-func scanNames[T text](s T, i int, sp *spans) (int, bool) {
+// scanTail reads the stream and consumer tokens that start at s[i], the
+// five number tokens that end every subject and the '.' between them:
+// the names into sp, the numbers into info. It returns -1 when they obey
+// the grammar (both names the asset-name rule and its length cap, the
+// numbers strict decimals, at least one digit and no leading zero, whose
+// value fits their field, counts and sequences not 0, the last ending s),
+// or else the offset from the stream token (offStream...) of the first
+// token that does not, and the index in s of its first byte.
+//
+// A number's digits are added to its value as they are read: eight at a
+// time while eight digits follow (at most twice, see eightDigits), then
+// one at a time. Up to 19 digits cannot overflow a uint64; a 20th is added
+// with an overflow check, and a 21st always overflows.
+func scanTail[T text](s T, i int, info *Info, sp *spans) (off, at int) {
 	end := nameLen(s, i)
 	if end == i || end-i > MaxNameLen || end == len(s) || s[end] != '.' {
-		return 0, false
+		return offStream, i
 	}
 	sp.stream = [2]int{i, end}
 	i = end + 1
 	end = nameLen(s, i)
 	if end == i || end-i > MaxNameLen || end == len(s) || s[end] != '.' {
-		return 0, false
+		return offConsumer, i
 	}
 	sp.consumer = [2]int{i, end}
-	return end + 1, true
-}
+	i = end + 1
 
-// scanNumbers reads the five number tokens that end every subject, from
-// s[i] to the end of s, into info, and reports whether they obey the
-// grammar: strict decimals (at least one digit, no leading zero) whose
-// value fits their field, counts and sequences not 0.
-//
-// A token's digits are added to its value as they are read: eight at a
-// time while eight digits follow (at most twice, see eightDigits), then one
-// at a time. Up to 19 digits cannot overflow a uint64; a 20th is added with
-// an overflow check, and a 21st always overflows.
-func scanNumbers[T text](s T, i int, info *Info) bool {
 	var nums [5]uint64
 	for f := range nums {
 		var n uint64
@@ -148,108 +164,76 @@ func scanNumbers[T text](s T, i int, info *Info) bool {
 				n, carry = bits.Add64(lo, uint64(d), 0)
 				end++
 				if hi|carry != 0 || end < len(s) && s[end]-'0' <= 9 {
-					return false
+					return offDelivered + f, i
 				}
 			}
 		}
-		if end == i || end-i > 1 && s[i] == '0' {
-			return false
+		if end == i || end-i > 1 && s[i] == '0' ||
+			f < offTimestamp-offDelivered && n == 0 ||
+			f == offTimestamp-offDelivered && n > math.MaxInt64 {
+			return offDelivered + f, i
 		}
 		nums[f] = n
 		if f == len(nums)-1 {
 			if end != len(s) {
-				return false
+				return offDelivered + f, i
 			}
 			break
 		}
 		if end == len(s) || s[end] != '.' {
-			return false
+			return offDelivered + f, i
 		}
 		i = end + 1
 	}
-	if nums[0] == 0 || nums[1] == 0 || nums[2] == 0 || nums[3] > math.MaxInt64 {
-		return false
-	}
 	info.Delivered, info.StreamSeq, info.ConsumerSeq = nums[0], nums[1], nums[2]
 	info.Timestamp, info.Pending = int64(nums[3]), nums[4]
-	return true
+	return -1, 0
 }
 
-// parseTokens is Parse for a subject scan refused: it splits the subject
-// into tokens and checks them one by one, in the order Parse documents,
-// to name the first fault. It reads a subject inside the grammar into the
-// same Info as scan.
-func parseTokens(subject string) (Info, error) {
-	// Split into at most V2Tokens tokens, counting any beyond.
-	var tok [V2Tokens]string
-	n, rest := 0, subject
-	for {
-		i := strings.IndexByte(rest, '.')
-		if n < len(tok) {
-			if i < 0 {
-				tok[n] = rest
-			} else {
-				tok[n] = rest[:i]
-			}
-		}
-		n++
-		if i < 0 {
-			break
-		}
-		rest = rest[i+1:]
+// prefixFault names the fault of a subject that does not start with
+// Prefix: token 0, a subject of one token, token 1, or (for "$JS.ACK"
+// itself) the token count.
+func prefixFault(s string) *SyntaxError {
+	tok0, rest, more := strings.Cut(s, ".")
+	if r := checkLiteral(tok0, "$JS", RulePrefix); r != 0 {
+		return &SyntaxError{Index: 0, Field: FieldPrefix, Rule: r}
 	}
+	if !more {
+		return &SyntaxError{Index: -1, Field: FieldSubject, Rule: RuleTokenCount}
+	}
+	tok1, _, _ := strings.Cut(rest, ".")
+	if r := checkLiteral(tok1, "ACK", RulePrefix); r != 0 {
+		return &SyntaxError{Index: 1, Field: FieldPrefix, Rule: r}
+	}
+	return &SyntaxError{Index: -1, Field: FieldSubject, Rule: RuleTokenCount}
+}
 
-	if r := checkLiteral(tok[0], "$JS", RulePrefix); r != 0 {
-		return Info{}, syntaxError(0, FieldPrefix, r)
+// headFault names the fault of a subject of V2Tokens tokens whose tokens
+// 2 and 3 are not the v2 domain and account hash.
+func headFault(s string) *SyntaxError {
+	tok2, rest, _ := strings.Cut(s[len(Prefix):], ".")
+	if r := checkLiteral(tok2, NoDomain, RuleDomain); r != 0 {
+		return &SyntaxError{Index: v2DomainIndex, Field: FieldDomain, Rule: r}
 	}
-	if n < 2 {
-		return Info{}, syntaxError(-1, FieldSubject, RuleTokenCount)
-	}
-	if r := checkLiteral(tok[1], "ACK", RulePrefix); r != 0 {
-		return Info{}, syntaxError(1, FieldPrefix, r)
-	}
+	tok3, _, _ := strings.Cut(rest, ".")
+	return &SyntaxError{Index: v2HashIndex, Field: FieldAccountHash, Rule: checkHash(tok3)}
+}
 
-	var info Info
-	switch n {
-	case ClassicTokens:
-		info.Form = FormClassic
-	case V2Tokens:
-		info.Form = FormV2
-		if r := checkLiteral(tok[v2DomainIndex], NoDomain, RuleDomain); r != 0 {
-			return Info{}, syntaxError(v2DomainIndex, FieldDomain, r)
-		}
-		if r := checkHash(tok[v2HashIndex]); r != 0 {
-			return Info{}, syntaxError(v2HashIndex, FieldAccountHash, r)
-		}
-		info.AccountHash = tok[v2HashIndex]
-	default:
-		return Info{}, syntaxError(-1, FieldSubject, RuleTokenCount)
-	}
-
-	base := info.Form.streamIndex()
+// fault names the rule broken by the token scanTail stopped at: the token
+// at offset off from the stream token (at token index base+off), whose
+// first byte is s[at].
+func fault(s string, base, off, at int) *SyntaxError {
+	tok, _, _ := strings.Cut(s[at:], ".")
 	var r Rule
-	if r = checkName(tok[base+offStream]); r != 0 {
-		return Info{}, syntaxError(base+offStream, FieldStream, r)
+	switch off {
+	case offStream, offConsumer:
+		r = checkName(tok)
+	case offTimestamp:
+		r = numberRule(tok, 0, math.MaxInt64)
+	case offPending:
+		r = numberRule(tok, 0, math.MaxUint64)
+	default:
+		r = numberRule(tok, 1, math.MaxUint64)
 	}
-	info.Stream = tok[base+offStream]
-	if r = checkName(tok[base+offConsumer]); r != 0 {
-		return Info{}, syntaxError(base+offConsumer, FieldConsumer, r)
-	}
-	info.Consumer = tok[base+offConsumer]
-	if info.Delivered, r = parseCount(tok[base+offDelivered]); r != 0 {
-		return Info{}, syntaxError(base+offDelivered, FieldDelivered, r)
-	}
-	if info.StreamSeq, r = parseCount(tok[base+offStreamSeq]); r != 0 {
-		return Info{}, syntaxError(base+offStreamSeq, FieldStreamSeq, r)
-	}
-	if info.ConsumerSeq, r = parseCount(tok[base+offConsumerSeq]); r != 0 {
-		return Info{}, syntaxError(base+offConsumerSeq, FieldConsumerSeq, r)
-	}
-	if info.Timestamp, r = parseTimestamp(tok[base+offTimestamp]); r != 0 {
-		return Info{}, syntaxError(base+offTimestamp, FieldTimestamp, r)
-	}
-	if info.Pending, r = parseNumber(tok[base+offPending], math.MaxUint64); r != 0 {
-		return Info{}, syntaxError(base+offPending, FieldPending, r)
-	}
-	return info, nil
+	return &SyntaxError{Index: base + off, Field: FieldStream + Field(off), Rule: r}
 }

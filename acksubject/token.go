@@ -1,9 +1,6 @@
 package acksubject
 
-import (
-	"math"
-	"math/bits"
-)
+import "math/bits"
 
 // text is a subject as Parse (a string) or ParseBytes (a byte slice)
 // reads it.
@@ -141,47 +138,37 @@ func isHash[T text](tok T) bool {
 		byteClass[w[4]]&byteClass[w[5]]&byteClass[w[6]]&byteClass[w[7]]&classBase62 != 0
 }
 
-// parseNumber reads a strict decimal of at most max: no sign, ASCII digits
-// only, no leading zero, no overflow.
-func parseNumber(tok string, max uint64) (uint64, Rule) {
+// numberRule names the rule a number token breaks, or returns 0: a
+// strict decimal (no sign, ASCII digits only, no leading zero) of at
+// least least and at most max. The rules are checked in that order, so
+// "-0" breaks RuleSign and "012x" RuleNotDecimal.
+func numberRule(tok string, least, max uint64) Rule {
 	if r := checkCommon(tok); r != 0 {
-		return 0, r
+		return r
 	}
 	if tok[0] == '+' || tok[0] == '-' {
-		return 0, RuleSign
+		return RuleSign
 	}
 	for i := 0; i < len(tok); i++ {
 		if tok[i] < '0' || tok[i] > '9' {
-			return 0, RuleNotDecimal
+			return RuleNotDecimal
 		}
 	}
 	if len(tok) > 1 && tok[0] == '0' {
-		return 0, RuleLeadingZero
+		return RuleLeadingZero
 	}
 	var n uint64
 	for i := 0; i < len(tok); i++ {
 		d := uint64(tok[i] - '0')
 		if n > (max-d)/10 {
-			return 0, RuleOverflow
+			return RuleOverflow
 		}
 		n = n*10 + d
 	}
-	return n, 0
-}
-
-// parseCount reads a delivery count or sequence: a uint64 of at least 1.
-func parseCount(tok string) (uint64, Rule) {
-	n, r := parseNumber(tok, math.MaxUint64)
-	if r == 0 && n == 0 {
-		return 0, RuleZero
+	if n < least {
+		return RuleZero
 	}
-	return n, r
-}
-
-// parseTimestamp reads Unix nanoseconds: an int64 of at least 0.
-func parseTimestamp(tok string) (int64, Rule) {
-	n, r := parseNumber(tok, math.MaxInt64)
-	return int64(n), r
+	return 0
 }
 
 // ones has 1 in every byte of a word; c*ones has c in every byte.

@@ -1,7 +1,8 @@
-// Package parser decodes the frames a NATS server sends a client (INFO, MSG,
-// HMSG, PING, PONG, +OK and -ERR) with a closed grammar and fixed caps, and
-// refuses everything else: any byte sequence nats-server 2.14.6 would not emit
-// is an error, and no announced size is trusted before it is checked.
+// Package parser owns the decoding of the frames a NATS server sends a
+// client (INFO, MSG, HMSG, PING, PONG, +OK and -ERR), with a closed grammar
+// and fixed caps, and refuses everything else: any byte sequence
+// nats-server 2.14.6 would not emit is an error, and no announced size is
+// trusted before it is checked.
 //
 // # Contents
 //

@@ -56,6 +56,31 @@ type dialError struct{ err error }
 func (e *dialError) Error() string { return "trigger: dial: " + e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
 
+// dialFailure says why a dial failed, by conn's typed errors: err is the
+// dial's own error (inside the runtime's dialError).
+func dialFailure(err error) DialFailure {
+	var se *conn.ServerError
+	switch {
+	case errors.Is(err, conn.ErrRefused):
+		return DialRefused
+	case errors.Is(err, conn.ErrCertificate), errors.Is(err, conn.ErrPlaintext), errors.Is(err, conn.ErrTLS):
+		return DialTLS
+	case errors.As(err, &se) && authorizationKind(se.Kind):
+		return DialAuthorization
+	}
+	return DialOther
+}
+
+// authorizationKind reports the -ERR kinds by which a broker refuses a
+// credential.
+func authorizationKind(k conn.ErrKind) bool {
+	switch k {
+	case conn.KindAuthorization, conn.KindAuthenticationExpired, conn.KindAuthenticationRevoked:
+		return true
+	}
+	return false
+}
+
 // client is one tenant client: created lazily at the tenant's first visit
 // that needs the broker, holding at most one connection shared by the
 // tenant's bindings. Its pool reservations (the client, and the connection

@@ -125,7 +125,7 @@ func (t *Triggers) step(ctx context.Context, host Host, gid uint64) (StepReport,
 	r := StepReport{Step: t.steps, Epoch: t.epoch, Binding: b.index, At: now, Ack: AckNone}
 	cl := &t.tenants[b.tenant].client
 	dials, replaced := cl.dials, cl.replaced
-	r, empty, info, err := t.visit(ctx, host, b, r)
+	r, empty, info, err := t.visitBinding(ctx, host, b, r)
 	cl.retire(t.pools, &t.tenants[b.tenant], t.now())
 	if err != nil {
 		r.Result = ResultShutdown
@@ -194,23 +194,24 @@ func (t *Triggers) credentialCurrent(host Host, ts *tenantState) bool {
 	return ts.cred.current().CheckCurrent(t.now()) == nil && host.CredentialCurrent(ts.cfg.ID) == nil
 }
 
-// visit runs one step's flow on binding b, filling in r. It returns the
-// report, what proved an empty result, the consumer state it read (At
-// zero when it read none) and ctx's error when the owner stopped.
-func (t *Triggers) visit(ctx context.Context, host Host, b *bindingState, r StepReport) (StepReport, emptyBy, ConsumerState, error) {
+// visitBinding runs one step's flow on binding b, filling in r. It
+// returns the report, what proved an empty result, the consumer state it
+// read (At zero when it read none) and ctx's error when the owner stopped.
+func (t *Triggers) visitBinding(ctx context.Context, host Host, b *bindingState, r StepReport) (StepReport, emptyBy, ConsumerState, error) {
 	v := visit{t: t, ctx: ctx, host: host, b: b, ts: &t.tenants[b.tenant], r: r,
 		timeout: b.cfg.OperationTimeout(), ref: t.ref(b)}
 	v.run()
 	return v.r, v.empty, v.info, v.err
 }
 
-// emptyBy is what proved a step's result empty (ResultEmpty).
+// emptyBy is what proved a step's result empty (ResultEmpty); zero for a
+// step whose result is not empty.
 type emptyBy uint8
 
 const (
 	// emptyByInfo: consumer info showed nothing pending and nothing
 	// awaiting an acknowledgement.
-	emptyByInfo emptyBy = iota
+	emptyByInfo emptyBy = iota + 1
 	// emptyByPull: the pull found nothing.
 	emptyByPull
 	// emptyByAwaiting: consumer info showed the binding's one delivery
@@ -222,8 +223,28 @@ const (
 // what they held.
 func (v *visit) run() {
 	defer v.end()
-	_ = v.checks() && v.reserve() && v.connect() && v.inspect() && v.checks() &&
-		v.pull() && v.activate() && v.ack()
+	if !v.checks() {
+		return
+	}
+	if !v.reserve() {
+		return
+	}
+	if !v.connect() {
+		return
+	}
+	if !v.inspect() {
+		return
+	}
+	if !v.checks() {
+		return
+	}
+	if !v.pull() {
+		return
+	}
+	if !v.activate() {
+		return
+	}
+	v.ack()
 }
 
 // visit is one step's flow on one binding, one phase a method: the checks
@@ -416,6 +437,7 @@ func (v *visit) inspect() bool {
 	switch {
 	case err == nil && pend.Empty():
 		v.r.Result = ResultEmpty
+		v.empty = emptyByInfo
 		return false
 	case err == nil && pend.NumAckPending > 0 && now.Before(v.b.redeliverAfter):
 		v.r.Result = ResultEmpty
@@ -626,7 +648,10 @@ func classify(err error) ErrorClass {
 		errors.Is(err, conn.ErrForeignFrame),
 		errors.Is(err, conn.ErrUnexpectedFrame),
 		errors.Is(err, conn.ErrControlFlood),
-		framingFailure(err):
+		// The broker's bytes refused by the connection's parser (a line,
+		// header block or payload over its cap, an unknown operation, a
+		// malformed frame), classified without knowing the parser.
+		errors.Is(err, conn.ErrFraming):
 		return ClassProtocol
 	case errors.Is(err, conn.ErrClosed),
 		errors.Is(err, conn.ErrServerClosed),

@@ -1,10 +1,10 @@
-// Package wire encodes the operations a NATS client sends (CONNECT, PUB,
-// HPUB, SUB, UNSUB, PING, PONG) into a caller's buffer, and refuses, before a
-// byte is written, anything the server would misread: empty subjects or
-// tokens, wildcards where a literal subject is needed, whitespace or control
-// bytes in a subject, reply, sid or header, header names that are not tokens,
-// control lines over the server's default cap and payloads over the
-// negotiated maximum.
+// Package wire owns the encoding of the operations a NATS client sends
+// (CONNECT, PUB, HPUB, SUB, UNSUB, PING, PONG) into a caller's buffer, and
+// refuses, before a byte is written, anything the server would misread:
+// empty subjects or tokens, wildcards where a literal subject is needed,
+// whitespace or control bytes in a subject, reply, sid or header, header
+// names that are not tokens, control lines over the server's default cap
+// and payloads over the negotiated maximum.
 //
 // # Contents
 //

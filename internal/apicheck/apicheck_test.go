@@ -17,8 +17,6 @@ var update = flag.Bool("update", false, "write the module's exported API to api/
 // golden is the golden list, relative to the module root.
 const golden = "api/latent-nats.txt"
 
-func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package apicheck owns ") }
-
 // TestAPI fails when the exported API of the module differs from the
 // golden list, printing the difference.
 func TestAPI(t *testing.T) {

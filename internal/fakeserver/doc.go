@@ -1,5 +1,5 @@
-// Package fakeserver is a scripted TLS-first server on 127.0.0.1 for the
-// client behaviours a real broker will not produce; it owns one listener,
+// Package fakeserver owns a scripted TLS-first server on 127.0.0.1 for the
+// client behaviours a real broker will not produce: one listener, which
 // plays the same script of raw steps on every accepted connection and
 // records what each client sent, and it refuses to interpret the protocol:
 // it never parses, validates or answers anything the script does not say.

@@ -3,21 +3,7 @@ package jsonlex
 import (
 	"bytes"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 )
-
-// TestPackageDoc requires doc.go to open with the package's sentence.
-func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package jsonlex owns ") }
-
-// TestImports: the standard library only.
-func TestImports(t *testing.T) {
-	if diff := cmp.Diff([]string(nil), pkgcheck.OutsideImports(t)); diff != "" {
-		t.Errorf("imports outside the standard library (-want +got):\n%s", diff)
-	}
-}
 
 // TestNoAllocations: reading a value, its strings and its numbers, and
 // comparing strings, allocates nothing.

@@ -5,12 +5,9 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 	"github.com/latent-systems/latent-nats/internal/wittest"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
-
-func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package wittest owns ") }
 
 // TestDrawsAreValid: every type drawn validates, every value drawn is one
 // of it by refhost's encoder, and a big enum appears at most once a Gen.

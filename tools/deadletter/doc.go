@@ -1,9 +1,9 @@
-// Package deadletter finds, shows and replays the deliveries the broker
-// gave up on for a trigger configuration's bindings, with the account
-// administrator's credentials; it refuses to widen the trigger runtime's
-// own permissions, to drain a stream (every read is one bounded request,
-// every loop bounded in count and time) and to change the messages it
-// reads.
+// Package deadletter owns the deliveries the broker gave up on for a
+// trigger configuration's bindings: it finds, shows and replays them with
+// the account administrator's credentials; it refuses to widen the trigger
+// runtime's own permissions, to drain a stream (every read is one bounded
+// request, every loop bounded in count and time) and to change the messages
+// it reads.
 //
 // # Contents
 //

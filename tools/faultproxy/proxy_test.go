@@ -10,11 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 	"github.com/latent-systems/latent-nats/tools/faultproxy"
 )
-
-func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package faultproxy owns ") }
 
 func TestStrings(t *testing.T) {
 	kinds := []struct {

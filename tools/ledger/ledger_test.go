@@ -9,12 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
 )
-
-func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package ledger owns ") }
 
 // cfg is a configuration with two bindings, a (index 0) and b (index 1).
 var cfg = trigger.Config{Bindings: []trigger.Binding{{ID: "a"}, {ID: "b"}}}

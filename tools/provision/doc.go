@@ -1,8 +1,9 @@
-// Package provision creates, or asserts, the JetStream streams and durable
-// pull consumers a trigger configuration needs, with credentials allowed to
-// manage them, and derives the trigger runtime's minimal permissions per
-// tenant; it refuses to change or delete an existing stream or consumer:
-// every difference is reported, never silently fixed.
+// Package provision owns the JetStream streams and durable pull consumers a
+// trigger configuration needs: it creates, or asserts, them with
+// credentials allowed to manage them, and derives the trigger runtime's
+// minimal permissions per tenant; it refuses to change or delete an
+// existing stream or consumer: every difference is reported, never silently
+// fixed.
 //
 // The trigger runtime's own credentials cannot create streams or consumers
 // (pull.DerivePermissions grants consumer info, pull and acknowledgement

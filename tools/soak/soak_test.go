@@ -6,12 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/soak"
 )
-
-func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package soak owns ") }
 
 // TestSoakShort is the short soak of make test: two tenants of two
 // bindings under every fault for a few seconds, against the pinned broker.

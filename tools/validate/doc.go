@@ -1,6 +1,7 @@
-// Package validate checks a trigger configuration and a credentials file
-// before they are deployed, and reports every violation with its JSON path;
-// it refuses to contact a broker, to repair anything, or to print a secret.
+// Package validate owns the check of a trigger configuration and a
+// credentials file before they are deployed: it reports every violation
+// with its JSON path; it refuses to contact a broker, to repair anything,
+// or to print a secret.
 //
 // Check is the testable core; Main is the validate command
 // (cmd/validate):

@@ -3,14 +3,9 @@ package refhost_test
 import (
 	"testing"
 
-	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
-
-// TestPackageDoc requires doc.go to open with the package's sentence. Its
-// imports are held by the module's layers table (internal/pkgcheck).
-func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package refhost owns ") }
 
 // TestPayloadLimitIsTheProfiles: the codec's bound is the profile's
 // largest payload ceiling.

@@ -3,14 +3,9 @@ package wasmhost_test
 import (
 	"testing"
 
-	"github.com/latent-systems/latent-nats/internal/pkgcheck"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 	"github.com/latent-systems/latent-nats/trigger/wasmhost"
 )
-
-// TestPackageDoc requires doc.go to open with the package's sentence. Its
-// imports are held by the module's layers table (internal/pkgcheck).
-func TestPackageDoc(t *testing.T) { pkgcheck.Doc(t, "Package wasmhost owns ") }
 
 // TestCeilingFitsTheHost: the largest memory ceiling is a memory the
 // reference host can reserve.
