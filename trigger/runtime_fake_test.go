@@ -188,10 +188,10 @@ type fakeNet struct {
 	nextReply func(b int) (pull.Kind, bool, error)
 	ackReply  func(b int, cmd pull.Command) (pull.Receipt, bool, error)
 	// onNext runs after a message was taken (tests cancel there).
-	onNext      func()
+	onNext func()
 	// onClose runs when a link is closed, outside mu (tests sample the
 	// pools' usage there).
-	onClose func()
+	onClose     func()
 	ackDeadline []time.Duration // time left on each ack's context
 	acks        []string
 	// timed is the broker's redelivery timing of the profile's
