@@ -38,13 +38,6 @@ type layout struct {
 	payload uint32
 }
 
-// sizeOf is the spec's elem_size: the bytes a value of t takes in linear
-// memory, trailing padding included.
-func sizeOf(t *refhost.Type) uint32 { return layoutOf(t).size }
-
-// alignOf is the spec's alignment: 1, 2, 4 or 8.
-func alignOf(t *refhost.Type) uint32 { return layoutOf(t).align }
-
 // layoutOf computes the layout of t.
 func layoutOf(t *refhost.Type) layout {
 	switch t.Kind {

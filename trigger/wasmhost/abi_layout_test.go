@@ -180,3 +180,11 @@ func repeatVT(v api.ValueType, n int) []api.ValueType {
 	}
 	return out
 }
+
+// sizeOf is the spec's elem_size: the bytes a value of t takes in linear
+// memory, trailing padding included (layoutOf's size, as the tests name
+// it after the spec).
+func sizeOf(t *refhost.Type) uint32 { return layoutOf(t).size }
+
+// alignOf is the spec's alignment: 1, 2, 4 or 8.
+func alignOf(t *refhost.Type) uint32 { return layoutOf(t).align }
