@@ -4,11 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
-	"time"
 
-	"github.com/latent-systems/latent-nats/tools/broker"
-	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
-	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 	"github.com/latent-systems/latent-nats/trigger/wasmhost"
 )
@@ -20,40 +16,8 @@ import (
 func BenchmarkTriggerDeliveryGuest(b *testing.B) {
 	for _, kind := range []string{"closure", "wasm"} {
 		b.Run("host="+kind, func(b *testing.B) {
-			br := brokertest.Start(b, broker.Options{Tenants: []string{trigTenant}})
-			adm, cfg, creds := trigSetup(b, br, 1)
-			pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer pools.Close()
-			trig, mon, err := trigger.Install(pools, "bench", 1, 0, cfg, creds)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer trig.Close()
-			host := benchGuestHost(b, kind)
-			for range b.N {
-				adm.publish("trig.in.0", []byte(`["ok"]`))
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for i := 0; i < b.N; i++ {
-				rep, err := trig.Step(b.Context(), host)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if rep.Result != trigger.ResultDelivered || rep.Outcome != trigger.OutcomeSuccess || rep.Ack != trigger.AckVerified {
-					b.Fatalf("step %d: %+v", i, rep)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
-			if got := mon.Snapshot().Totals.Acked; got != uint64(b.N) {
-				b.Fatalf("acked %d, want %d", got, b.N)
-			}
-			trig.CloseIdle()
+			o := newBusyOwner(b)
+			o.run(b, benchGuestHost(b, kind), nil)
 		})
 	}
 }

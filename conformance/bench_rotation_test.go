@@ -3,12 +3,10 @@ package conformance_test
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/latent-systems/latent-nats/credential"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
-	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -21,55 +19,25 @@ import (
 func BenchmarkTriggerDeliveryRotation(b *testing.B) {
 	for _, every := range []int{0, 100, 10} {
 		b.Run(fmt.Sprintf("every=%d", every), func(b *testing.B) {
-			br := brokertest.Start(b, broker.Options{Tenants: []string{trigTenant}})
-			adm, cfg, creds := trigSetup(b, br, 1)
-			files := rotationUsers(b, br, cfg)
-			pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer pools.Close()
-			trig, mon, err := trigger.Install(pools, "bench", 1, 0, cfg, creds)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer trig.Close()
-			for range b.N {
-				adm.publish("trig.in.0", []byte(`["ok"]`))
-			}
+			o := newBusyOwner(b)
+			files := rotationUsers(b, o.br, o.cfg)
 			host := newTrigHost()
 			host.activated = make(chan struct{}, b.N+1)
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for i := 0; i < b.N; i++ {
-				if every > 0 && i > 0 && i%every == 0 {
-					secret, err := credential.ParseCreds(files[(i/every)%2])
-					if err != nil {
-						b.Fatal(err)
-					}
-					c := creds[0]
-					c.Secret = secret
-					if err := trig.Rotate(c); err != nil {
-						b.Fatalf("Rotate: %v", err)
-					}
+			o.run(b, host, func(i int) {
+				if every == 0 || i == 0 || i%every != 0 {
+					return
 				}
-				rep, err := trig.Step(b.Context(), host)
+				secret, err := credential.ParseCreds(files[(i/every)%2])
 				if err != nil {
 					b.Fatal(err)
 				}
-				if rep.Result != trigger.ResultDelivered || rep.Ack != trigger.AckVerified {
-					b.Fatalf("step %d: %+v", i, rep)
+				c := o.creds[0]
+				c.Secret = secret
+				if err := o.trig.Rotate(c); err != nil {
+					b.Fatalf("Rotate: %v", err)
 				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
-			s := mon.Snapshot()
-			if s.Totals.Acked != uint64(b.N) {
-				b.Fatalf("acked %d, want %d", s.Totals.Acked, b.N)
-			}
-			b.ReportMetric(float64(s.Dials)/float64(b.N), "dials/op")
-			trig.CloseIdle()
+			})
+			b.ReportMetric(float64(o.mon.Snapshot().Dials)/float64(b.N), "dials/op")
 		})
 	}
 }

@@ -247,40 +247,10 @@ func TestTriggerFullCycle(t *testing.T) {
 // BenchmarkTriggerDelivery measures a busy owner's rate: one Step per
 // message, each step inspecting, pulling, activating and acknowledging.
 func BenchmarkTriggerDelivery(b *testing.B) {
-	br := brokertest.Start(b, broker.Options{Tenants: []string{trigTenant}})
-	adm, cfg, creds := trigSetup(b, br, 1)
-	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	trig, mon, err := trigger.Install(pools, "bench", 1, 0, cfg, creds)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer trig.Close()
-	for range b.N {
-		adm.publish("trig.in.0", []byte(`["ok"]`))
-	}
+	o := newBusyOwner(b)
 	host := newTrigHost()
 	host.activated = make(chan struct{}, b.N+1)
-	b.ReportAllocs()
-	b.StartTimer()
-	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		rep, err := trig.Step(b.Context(), host)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if rep.Result != trigger.ResultDelivered || rep.Ack != trigger.AckVerified {
-			b.Fatalf("step %d: %+v", i, rep)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
-	if got := mon.Snapshot().Totals.Acked; got != uint64(b.N) {
-		b.Fatalf("acked %d, want %d", got, b.N)
-	}
-	trig.CloseIdle()
+	o.run(b, host, nil)
 }
 
 // trigAdmin provisions the trigger tests' stream and consumers with raw
