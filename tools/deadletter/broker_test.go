@@ -157,12 +157,12 @@ func TestGiveUpsPinned(t *testing.T) {
 	// acknowledged and the broker restarted again.
 	//
 	// A restart may repeat the MAX_DELIVERIES advisory: the consumer's
-	// store keeps the given-up delivery pending (only an ack removes it),
-	// so the restarted server, which sends the advisory once per process
-	// (consumer.go, getNextMsg), can meet it again when its ack wait has
-	// passed and then moves the ack floor past it. The capture keeps the
-	// two records; any record after them names the same delivery, at
-	// most one per restart.
+	// state file is written asynchronously (consumerFileStore.flushLoop,
+	// at most every 100 ms), so a restart right after the give-up can
+	// read the delivery as still pending, and the restarted server, which
+	// sends the advisory once per process (consumer.go, getNextMsg),
+	// gives it up again. The capture keeps the two records; any record
+	// after them names the same delivery, at most one per restart.
 	restarts := 0
 	held := func(stage string) {
 		t.Helper()
