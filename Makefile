@@ -27,6 +27,11 @@
 #                missing wat2wasm fails instead of skipping).
 
 GO        ?= go
+# The repository's modules (go.work): the library at the root, the harness
+# (tools, and conformance) each in its own module so that a program
+# importing the library gets only the library's requirements.
+# tools/peerbench is a module apart, with its own go.work.
+PKGS      := ./... ./tools/... ./conformance/...
 FUZZTIME  ?= 30s
 SOAK      ?= 2m
 CACHE     := $(CURDIR)/.cache
@@ -48,21 +53,23 @@ test: lint broker unit
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) tool staticcheck ./...
-	@if $(GO) list -deps -test ./... | grep -q '^github.com/nats-io/nats.go'; then \
-	  echo "the main module's package graph contains nats.go"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
+	# the library alone, on its own go.mod: builds and vets, tests included
+	GOWORK=off $(GO) vet ./...
+	@if $(GO) list -deps -test $(PKGS) | grep -q '^github.com/nats-io/nats.go'; then \
+	  echo "the workspace's package graph contains nats.go"; exit 1; fi
 	@if $(GO) list -deps ./conn ./pull ./trigger ./trigger/refhost | grep -q '^github.com/tetratelabs/wazero'; then \
 	  echo "a core package links wazero: only trigger/wasmhost may"; exit 1; fi
 
 broker: $(BROKER)
 
-$(BROKER): go.mod go.sum
+$(BROKER): tools/go.mod tools/go.sum
 	@mkdir -p $(CACHE)
 	$(GO) build -o $@ github.com/nats-io/nats-server/v2
 
 unit:
-	$(GO) test -race -count=1 -timeout 12m -skip '^TestClusterSoak' ./...
+	$(GO) test -race -count=1 -timeout 12m -skip '^TestClusterSoak' $(PKGS)
 	# conn's fake-server tests again over the thread socket (the opt-in
 	# Config.ThreadSocket on Linux)
 	$(GO) test -race -count=1 -timeout 5m ./conn -args -thread-socket
@@ -78,13 +85,13 @@ soak-cluster: broker
 	$(GO) test -race -count=1 -timeout 20m -run '^TestClusterSoak' -v ./conformance/
 
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; done
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 # The demo's functions run as a WebAssembly guest: tools/demo/guest, built
 # by the Go toolchain as a WASI reactor and given to the demo with -guest.

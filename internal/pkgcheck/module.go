@@ -72,10 +72,16 @@ func ModuleImports(t testing.TB) map[string][]string {
 // slash form ("conn", "trigger/refhost"; "." for the root), its path and
 // its name. Directories named testdata or starting with "." or "_" are
 // skipped, so is a directory with a go.mod of its own (another module) and
-// everything under it, and so is every directory skip reports (given its
-// relative slash path; nil skips none). It is the one walk of the
-// module's source that ModuleImports and the API list share.
+// everything under it unless root's go.work uses it (the repository's
+// harness modules, tools and conformance, are walked with the library;
+// tools/peerbench is not), and so is every directory skip reports (given
+// its relative slash path; nil skips none). It is the one walk of the
+// repository's source that ModuleImports and the API list share.
 func WalkGoFiles(root string, skip func(rel string) bool, visit func(rel, path, name string) error) error {
+	used, err := workspaceUses(root)
+	if err != nil {
+		return err
+	}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -93,7 +99,7 @@ func WalkGoFiles(root string, skip func(rel string) bool, visit func(rel, path, 
 				(skip != nil && skip(filepath.ToSlash(rel))) {
 				return filepath.SkipDir
 			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && !used[filepath.ToSlash(rel)] {
 				return filepath.SkipDir
 			}
 			return nil
@@ -103,6 +109,43 @@ func WalkGoFiles(root string, skip func(rel string) bool, visit func(rel, path, 
 		}
 		return visit(filepath.ToSlash(filepath.Dir(rel)), p, name)
 	})
+}
+
+// workspaceUses returns the directories, relative to root in slash form,
+// that the use directives of root's go.work name ("." included); none
+// when root has no go.work.
+func workspaceUses(root string) (map[string]bool, error) {
+	b, err := os.ReadFile(filepath.Join(root, "go.work"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	used := make(map[string]bool)
+	block := false
+	for line := range strings.Lines(string(b)) {
+		line, _, _ = strings.Cut(line, "//")
+		line = strings.TrimSpace(line)
+		var dir string
+		switch {
+		case block && line == ")":
+			block = false
+		case block:
+			dir = line
+		case line == "use (":
+			block = true
+		default:
+			dir, _ = strings.CutPrefix(line, "use ")
+			if dir == line {
+				continue
+			}
+		}
+		if dir != "" {
+			used[path.Clean(strings.Trim(strings.TrimSpace(dir), `"`))] = true
+		}
+	}
+	return used, nil
 }
 
 // ModuleRoot returns the directory of the go.mod nearest above the current

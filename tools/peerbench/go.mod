@@ -2,10 +2,14 @@ module github.com/latent-systems/latent-nats/tools/peerbench
 
 go 1.26.0
 
-replace github.com/latent-systems/latent-nats => ../..
+replace (
+	github.com/latent-systems/latent-nats => ../..
+	github.com/latent-systems/latent-nats/tools => ..
+)
 
 require (
 	github.com/latent-systems/latent-nats v0.0.0-00010101000000-000000000000
+	github.com/latent-systems/latent-nats/tools v0.0.0-00010101000000-000000000000
 	github.com/nats-io/nats.go v1.55.0
 )
 

@@ -1,4 +1,4 @@
-package trigger_test
+package conformance_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/latent-systems/latent-nats/credential"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
-	"github.com/latent-systems/latent-nats/tools/provision"
+	prov "github.com/latent-systems/latent-nats/tools/provision"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
@@ -161,13 +161,13 @@ func idleBenchProvision(b *testing.B, brk *broker.Broker, cfg trigger.Config) {
 	t := cfg.Tenants[0]
 	ctx, cancel := context.WithTimeout(b.Context(), brokertest.StartTimeout)
 	defer cancel()
-	rep, err := provision.Run(ctx, cfg, []trigger.Credential{{Tenant: t.ID, ProviderID: t.ProviderID, Destination: t.Destination, Secret: secret}},
-		provision.DefaultOptions())
+	rep, err := prov.Run(ctx, cfg, []trigger.Credential{{Tenant: t.ID, ProviderID: t.ProviderID, Destination: t.Destination, Secret: secret}},
+		prov.DefaultOptions())
 	if err != nil {
 		b.Fatal(err)
 	}
 	if !rep.OK() {
-		b.Fatalf("provisioning: %d created, %d asserted of %d", rep.Count(provision.ActionCreated), rep.Count(provision.ActionAsserted), len(rep.Results))
+		b.Fatalf("provisioning: %d created, %d asserted of %d", rep.Count(prov.ActionCreated), rep.Count(prov.ActionAsserted), len(rep.Results))
 	}
 }
 
