@@ -2,7 +2,6 @@ package conformance_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -53,32 +52,13 @@ func (e *trigEnv) consumerView(t *testing.T, ctx context.Context, id string) (le
 		}
 		te.adm.c = c
 	}
-	rctx, cancel := context.WithTimeout(ctx, pullTimeout)
-	defer cancel()
-	r, err := te.adm.c.Request(rctx, "$JS.API.CONSUMER.INFO."+bc.Stream+"."+bc.Consumer, nil, nil)
-	if err != nil {
-		return ledger.ConsumerView{}, err
-	}
-	var resp struct {
-		trigInfo
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(r.Payload, &resp); err != nil {
-		return ledger.ConsumerView{}, err
-	}
-	if resp.Error != nil {
-		// The broker answers 503 while JetStream recovers after a start.
-		return ledger.ConsumerView{}, fmt.Errorf("consumer info: api error %d", resp.Error.Code)
-	}
-	return ledger.ConsumerView{
-		Binding:        id,
-		AckFloor:       resp.AckFloor.StreamSeq,
-		NumPending:     uint64(resp.NumPending),
-		NumAckPending:  uint64(resp.NumAckPending),
-		NumRedelivered: uint64(resp.NumRedelivered),
-	}, nil
+	c := te.adm.c
+	return ledger.ReadView(ctx, func(ctx context.Context, subject string, body []byte) ([]byte, error) {
+		rctx, cancel := context.WithTimeout(ctx, pullTimeout)
+		defer cancel()
+		r, err := c.Request(rctx, subject, nil, body)
+		return r.Payload, err
+	}, *bc)
 }
 
 // settle waits, within faultSettle, for every consumer of the case to

@@ -149,8 +149,7 @@ func (e *trigEnv) waitRan(t *testing.T, id string, seqs ...uint64) {
 }
 
 // settleBindings waits, within faultSettle, until the consumers of the
-// given bindings are settled (nothing pending, nothing awaiting an
-// acknowledgement, the ack floor at the last sequence published to each),
+// given bindings are settled (ledger.ConsumerView.Settled),
 // for a case where other bindings are expected to stay unsettled; it
 // returns how long that took.
 func (e *trigEnv) settleBindings(t *testing.T, ids ...string) time.Duration {
@@ -159,7 +158,7 @@ func (e *trigEnv) settleBindings(t *testing.T, ids ...string) time.Duration {
 	trigEventually(t, fmt.Sprintf("consumers of %v settled", ids), faultSettle, func() bool {
 		for _, id := range ids {
 			cv, err := e.consumerView(t, t.Context(), id)
-			if err != nil || cv.NumPending != 0 || cv.NumAckPending != 0 || cv.AckFloor < e.led.LastPublished(id) {
+			if err != nil || !cv.Settled() {
 				return false
 			}
 		}

@@ -154,8 +154,12 @@ func TestLossesAndForeign(t *testing.T) {
 	}
 }
 
-// TestUnsettledViews: a consumer with something awaiting an ack, or a
-// floor below the last sequence, is unsettled.
+// TestUnsettledViews: a consumer with something pending, something
+// awaiting an ack, or a message of its binding left in a work-queue
+// stream is unsettled; an ack floor below the last sequence with nothing
+// pending, nothing awaiting an ack and nothing left is settled (the
+// broker restores a stale floor after a crash: the message was removed
+// by its acknowledgement, and nothing moves the floor again).
 func TestUnsettledViews(t *testing.T) {
 	tests := []struct {
 		name string
@@ -166,7 +170,8 @@ func TestUnsettledViews(t *testing.T) {
 		{"floor past the last", ledger.ConsumerView{Binding: "a", AckFloor: 5}, true},
 		{"awaiting ack", ledger.ConsumerView{Binding: "a", AckFloor: 2, NumAckPending: 1}, false},
 		{"pending", ledger.ConsumerView{Binding: "a", AckFloor: 2, NumPending: 1}, false},
-		{"floor below", ledger.ConsumerView{Binding: "a", AckFloor: 1}, false},
+		{"floor below, nothing left", ledger.ConsumerView{Binding: "a", AckFloor: 1}, true},
+		{"left in the stream", ledger.ConsumerView{Binding: "a", AckFloor: 2, Left: 1}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,11 +11,20 @@ import (
 // administrator reads it from consumer info.
 type ConsumerView struct {
 	Binding string
-	// AckFloor is the ack floor's stream sequence.
+	// AckFloor is the ack floor's stream sequence: reported, not judged.
+	// The broker writes a consumer's state to disk asynchronously, so
+	// after a crash it may restore a floor below messages a work-queue
+	// stream already removed, with nothing left to move it.
 	AckFloor       uint64
 	NumPending     uint64
 	NumAckPending  uint64
 	NumRedelivered uint64
+	// Left counts the binding's messages its stream still holds where
+	// the stream's retention removes a settled one (work-queue,
+	// interest): a message the runtime never settled, or one the broker
+	// gave up on. A limits stream keeps every message, and its view
+	// reports 0 (see ReadView).
+	Left uint64
 }
 
 // Reexecution is one run of the host's function on an event that it had
@@ -39,9 +48,9 @@ type Verdict struct {
 	// Lost lists events published and never delivered.
 	Lost []Key
 	// Unsettled lists the consumers whose final view still has something
-	// pending, something awaiting an acknowledgement, or an ack floor
-	// below the last sequence published to the binding; bindings without
-	// a view given to Verdict are listed with a zero view.
+	// pending, something awaiting an acknowledgement, or a message of the
+	// binding left in a stream that removes settled ones; bindings
+	// without a view given to Verdict are listed with a zero view.
 	Unsettled []ConsumerView
 	// Foreign lists events delivered that were never published.
 	Foreign []Key
@@ -112,20 +121,23 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 	slices.Sort(bindings)
 	for _, b := range bindings {
 		cv, ok := byBinding[b]
-		if !ok {
-			cv = ConsumerView{Binding: b}
-		}
-		if !settled(cv, l.last[b]) {
+		if !ok || !cv.Settled() {
+			cv.Binding = b // no view: listed as a zero view
 			v.Unsettled = append(v.Unsettled, cv)
 		}
 	}
 	return v
 }
 
-// settled reports whether a consumer's view shows everything up to last
-// settled.
-func settled(cv ConsumerView, last uint64) bool {
-	return cv.NumPending == 0 && cv.NumAckPending == 0 && cv.AckFloor >= last
+// Settled reports whether a consumer's view shows everything settled:
+// nothing pending, nothing awaiting an acknowledgement, nothing of the
+// binding left in a stream that removes settled messages. The ack floor
+// is not judged (see ConsumerView.AckFloor): with nothing pending and
+// nothing awaiting an acknowledgement, every message of the binding the
+// stream holds was delivered and acknowledged, and the ledger checks
+// that every event published was delivered.
+func (cv ConsumerView) Settled() bool {
+	return cv.NumPending == 0 && cv.NumAckPending == 0 && cv.Left == 0
 }
 
 // ErrNoLoss returns nil when nothing was lost (every event delivered, every
@@ -171,7 +183,7 @@ func (v Verdict) String() string {
 		fmt.Fprintf(&b, "\nlost: %s seq %d", k.Binding, k.Seq)
 	}
 	for _, cv := range v.Unsettled {
-		fmt.Fprintf(&b, "\nunsettled: %s ack floor %d, pending %d, awaiting ack %d", cv.Binding, cv.AckFloor, cv.NumPending, cv.NumAckPending)
+		fmt.Fprintf(&b, "\nunsettled: %s ack floor %d, pending %d, awaiting ack %d, left in the stream %d", cv.Binding, cv.AckFloor, cv.NumPending, cv.NumAckPending, cv.Left)
 	}
 	for _, r := range v.AfterVerified {
 		fmt.Fprintf(&b, "\nafter a verified ack: %s seq %d delivery %d", r.Key.Binding, r.Key.Seq, r.Delivered)

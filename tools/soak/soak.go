@@ -2,7 +2,6 @@ package soak
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -387,38 +386,19 @@ func (p *publisher) view(ctx context.Context, id string) (ledger.ConsumerView, e
 			b = x
 		}
 	}
-	ti := p.cfg.TenantIndex(b.Tenant)
-	_, c, err := p.client(ctx, ti)
+	_, c, err := p.client(ctx, p.cfg.TenantIndex(b.Tenant))
 	if err != nil {
 		p.close()
 		return ledger.ConsumerView{}, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, requestBudget)
-	defer cancel()
-	r, err := c.Request(rctx, "$JS.API.CONSUMER.INFO."+b.Stream+"."+b.Consumer, nil, nil)
-	if err != nil {
-		p.close()
-		return ledger.ConsumerView{}, err
-	}
-	var info struct {
-		NumPending     uint64 `json:"num_pending"`
-		NumAckPending  uint64 `json:"num_ack_pending"`
-		NumRedelivered uint64 `json:"num_redelivered"`
-		AckFloor       struct {
-			StreamSeq uint64 `json:"stream_seq"`
-		} `json:"ack_floor"`
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(r.Payload, &info); err != nil {
-		return ledger.ConsumerView{}, err
-	}
-	if info.Error != nil {
-		return ledger.ConsumerView{}, fmt.Errorf("soak: consumer info %s: api error %d", id, info.Error.Code)
-	}
-	return ledger.ConsumerView{
-		Binding: id, AckFloor: info.AckFloor.StreamSeq,
-		NumPending: info.NumPending, NumAckPending: info.NumAckPending, NumRedelivered: info.NumRedelivered,
-	}, nil
+	cv, err := ledger.ReadView(ctx, func(ctx context.Context, subject string, body []byte) ([]byte, error) {
+		rctx, cancel := context.WithTimeout(ctx, requestBudget)
+		defer cancel()
+		r, err := c.Request(rctx, subject, nil, body)
+		if err != nil {
+			p.close()
+		}
+		return r.Payload, err
+	}, b)
+	return cv, err
 }
