@@ -12,6 +12,12 @@ var (
 	// ErrRuntime: Run returned an error of its own, not for its context.
 	ErrRuntime = errors.New("soak: runtime stopped with an error")
 	// ErrVerdict: the ledger's verdict failed (wrapping
-	// ledger.ErrVerdict), or the consumers did not settle.
+	// ledger.ErrVerdict), or the consumers did not settle (wrapping
+	// ledger.ErrNotSettled, with the last read's error and the broker's
+	// state).
 	ErrVerdict = errors.New("soak: verdict failed")
+	// ErrHarness: a fault was not healed when the run began settling
+	// (the broker not running or still paused, the link not passing):
+	// the harness's failure, not the runtime's, and no verdict is drawn.
+	ErrHarness = errors.New("soak: a fault was not healed")
 )

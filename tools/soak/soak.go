@@ -172,6 +172,9 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 		}
 	}
 	fmt.Fprintf(out, "soak: %d rounds, faults %s; settling\n", res.Rounds, faultCounts(res.Faults))
+	if err := healed(b, proxy); err != nil {
+		return res, err
+	}
 
 	settleCtx, cancelSettle := context.WithTimeout(ctx, SettleBound)
 	views, took, serr := led.WaitSettled(settleCtx, 50*time.Millisecond, pub.view)
@@ -187,7 +190,13 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	res.Snapshot = mon.Snapshot()
 	report(out, &res)
 	if serr != nil {
-		return res, fmt.Errorf("%w: %w", ErrVerdict, serr)
+		// Which side failed: the broker's state and the link's, read
+		// after the settle phase, say whether a fault came back.
+		after := "the broker running, not paused, and the link passing"
+		if herr := healed(b, proxy); herr != nil {
+			after = herr.Error()
+		}
+		return res, fmt.Errorf("%w: %w; after settling: %s", ErrVerdict, serr, after)
 	}
 	verr := res.Verdict.ErrNoLoss()
 	if opts.Durable {
@@ -247,6 +256,28 @@ func newHost(led *ledger.Ledger) (*refhost.Host, error) {
 }
 
 var errRetry = errors.New("soak: transient failure")
+
+// healed checks that every fault is gone: the broker runs and is not
+// paused, and the link passes both ways. Else the error matches
+// ErrHarness and says which.
+func healed(b *broker.Broker, p *faultproxy.Proxy) error {
+	var errs []error
+	switch {
+	case !b.Running():
+		errs = append(errs, errors.New("the broker is not running"))
+	case b.Paused():
+		errs = append(errs, errors.New("the broker is paused"))
+	}
+	for _, d := range []faultproxy.Direction{faultproxy.Up, faultproxy.Down} {
+		if f := p.Fault(d); f.Kind != faultproxy.Pass {
+			errs = append(errs, fmt.Errorf("the link %v holds %v", d, f.Kind))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrHarness, errors.Join(errs...))
+	}
+	return nil
+}
 
 // inject applies one fault to b or its link and heals it.
 func inject(ctx context.Context, b *broker.Broker, p *faultproxy.Proxy, rng *rand.Rand, f Fault) error {
