@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
@@ -60,6 +61,24 @@ type Result struct {
 	Settle  time.Duration
 	// Snapshot is the runtime's monitor at the end.
 	Snapshot trigger.Snapshot
+	// Start and End are the process's live heap and goroutines once the
+	// runtime was installed, before any fault, and once it stopped and
+	// closed its idle connections after settling.
+	Start, End Usage
+}
+
+// Usage is the process's live heap (after a collection) and goroutine
+// count at one moment.
+type Usage struct {
+	HeapBytes  uint64
+	Goroutines int
+}
+
+func usageNow() Usage {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return Usage{HeapBytes: ms.HeapAlloc, Goroutines: runtime.NumGoroutine()}
 }
 
 // Run starts the pinned broker, provisions and installs opts' tenants and
@@ -134,6 +153,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	}
 	defer trig.Close()
 	health := ledger.NewHealth(pools) // the installation's charge held, nothing else
+	res.Start = usageNow()
 
 	rctx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
@@ -188,6 +208,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	pub.close()
 	res.Verdict = led.Verdict(views)
 	res.Snapshot = mon.Snapshot()
+	res.End = usageNow()
 	report(out, &res)
 	if serr != nil {
 		// Which side failed: the broker's state and the link's, read
