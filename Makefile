@@ -11,7 +11,8 @@
 #                the ledger's verdict (a short soak runs in make test), then
 #                make soak-cluster
 #   make soak-cluster  the slow cluster scenarios (kills, rolling restart:
-#                elections of 4-9 s each) against three pinned brokers
+#                elections of 4-9 s each) against three pinned brokers, and
+#                random node faults for CLUSTER_SOAK (default 45s)
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make bench   the benchmarks (see docs/BENCHMARKS.md)
 #   make broker  build the pinned nats-server into .cache/
@@ -34,6 +35,10 @@ GO        ?= go
 PKGS      := ./... ./tools/... ./conformance/...
 FUZZTIME  ?= 30s
 SOAK      ?= 2m
+# TestClusterSoakRounds' faults last CLUSTER_SOAK (at most 4h); an hour
+# wants CLUSTER_SOAK_TIMEOUT=90m.
+CLUSTER_SOAK         ?= 45s
+CLUSTER_SOAK_TIMEOUT ?= 20m
 CACHE     := $(CURDIR)/.cache
 BROKER    := $(CACHE)/nats-server-v2.14.6
 GUEST     := $(CACHE)/demo-guest.wasm
@@ -82,7 +87,7 @@ soak: broker
 	$(MAKE) soak-cluster
 
 soak-cluster: broker
-	$(GO) test -race -count=1 -timeout 20m -run '^TestClusterSoak' -v ./conformance/
+	LATENT_CLUSTER_SOAK=$(CLUSTER_SOAK) $(GO) test -race -count=1 -timeout $(CLUSTER_SOAK_TIMEOUT) -run '^TestClusterSoak' -v ./conformance/
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \

@@ -15,7 +15,8 @@ import (
 )
 
 const (
-	// ServerVersion is the nats-server version go.mod pins as a tool.
+	// ServerVersion is the nats-server version tools/go.mod pins as a
+	// tool.
 	ServerVersion = "2.14.6"
 	// ServerModule is the module path of nats-server.
 	ServerModule = "github.com/nats-io/nats-server/v2"
@@ -251,7 +252,7 @@ func moduleDir(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("%w: %w", ErrNoModule, err)
 	}
 	if strings.TrimSpace(out.String()) != "v"+ServerVersion {
-		return "", fmt.Errorf("%w: go.mod does not pin v%s", ErrNoModule, ServerVersion)
+		return "", fmt.Errorf("%w: the module graph does not pin v%s", ErrNoModule, ServerVersion)
 	}
 	cmd = exec.CommandContext(ctx, "go", "env", "GOMOD")
 	out = &limitedBuffer{max: 4096}

@@ -13,10 +13,10 @@ import (
 	"time"
 )
 
-// TestServerVersionMatchesGoMod keeps ServerVersion and the go.mod pin in
-// step.
+// TestServerVersionMatchesGoMod keeps ServerVersion and the pin in the
+// harness's go.mod (tools/go.mod) in step.
 func TestServerVersionMatchesGoMod(t *testing.T) {
-	f, err := os.Open("../../go.mod")
+	f, err := os.Open("../go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestServerVersionMatchesGoMod(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(pinned) != 1 || pinned[0] != "v"+ServerVersion {
-		t.Errorf("go.mod requires %s at %v, want exactly v%s", ServerModule, pinned, ServerVersion)
+		t.Errorf("tools/go.mod requires %s at %v, want exactly v%s", ServerModule, pinned, ServerVersion)
 	}
 }
 

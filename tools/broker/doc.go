@@ -1,6 +1,6 @@
-// Package broker owns the pinned nats-server (v2.14.6, the version go.mod
-// pins as a tool), run as a separate process on 127.0.0.1 for tests and for
-// exploring by hand; it refuses to be anything else: no other address, no
+// Package broker owns the pinned nats-server (v2.14.6, the version
+// tools/go.mod pins as a tool), run as a separate process on 127.0.0.1 for
+// tests and for exploring by hand; it refuses to be anything else: no other address, no
 // plaintext-only mode, no shared state between brokers, and no use by the
 // core packages.
 //
