@@ -44,8 +44,6 @@ func TestParse(t *testing.T) {
 		{"escapes", `"\"\\\/\b\f\n\r\t"`, str("\"\\/\b\f\n\r\t")},
 		{"unicode escape", `"\u00e9\u0041"`, str("éA")},
 		{"surrogate pair", `"\ud83d\ude00"`, str("😀")},
-		{"lone surrogate", `"\ud83d"`, str("\uFFFD")},
-		{"invalid utf-8", "\"a\xffb\"", str("a\uFFFDb")},
 		{"escaped key", `{"\u0061":1}`, obj(Member{"a", num("1")})},
 		{"nested", `{"l":[{"k":[true]}]}`, obj(Member{"l", arr(obj(Member{"k", arr(&Node{Kind: KindBool, Bool: true})}))})},
 	}
@@ -84,13 +82,18 @@ func TestParseFails(t *testing.T) {
 		{"close without open", `]`, ErrSyntax, ""},
 		{"bad escape", `{"a":"\x"}`, ErrSyntax, "a"},
 		{"control character in string", "[\"a\nb\"]", ErrSyntax, "[0]"},
-		{"leading zero", `[01]`, ErrSyntax, "[1]"},
+		{"leading zero", `[01]`, ErrSyntax, ""},
+		{"lone high surrogate", `{"a":["\ud83d"]}`, ErrUTF8, "a[0]"},
+		{"lone low surrogate", `["\ude00x"]`, ErrUTF8, "[0]"},
+		{"invalid utf-8", "{\"a\":\"a\xffb\"}", ErrUTF8, "a"},
+		{"invalid utf-8 in a key", "{\"a\":{\"k\xff\":1}}", ErrUTF8, "a"},
+		{"overlong utf-8", "[\"\xc0\xaf\"]", ErrUTF8, "[0]"},
 		{"path quotes odd keys", `{"A b":{"\n":[x]}}`, ErrSyntax, `["A b"]["\n"][0]`},
 		{"trailing value", `{} {}`, ErrTrailingData, ""},
 		{"trailing scalar", `1 2`, ErrTrailingData, ""},
 		{"trailing garbage", `[]x`, ErrTrailingData, ""},
 		{"trailing close", `{}}`, ErrTrailingData, ""},
-		{"too deep", `{"a":[[[[[[[[]]]]]]]]}`, ErrTooDeep, "a[0][0][0][0][0][0][0]"},
+		{"too deep", `{"a":[[[[[[[[1]]]]]]]]}`, ErrTooDeep, "a[0][0][0][0][0][0][0][0]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,14 +129,14 @@ func TestParseDepthLimit(t *testing.T) {
 		path  string // for ErrTooDeep
 		depth int    // for an accepted tree
 	}{
-		{"containers at the bound", nest(bound, `1`), nil, "", bound},
-		{"containers at the bound, innermost empty", nest(bound, ``), nil, "", bound - 1},
-		{"containers one past the bound", nest(bound+1, `1`), ErrTooDeep, "[0][0][0][0]", 0},
-		{"containers one past the bound, innermost empty", nest(bound+1, ``), ErrTooDeep, "[0][0][0][0]", 0},
-		{"objects at the bound", `{"a":{"b":{"c":{"d":1}}}}`, nil, "", bound},
-		{"objects one past the bound", `{"a":{"b":{"c":{"d":{}}}}}`, ErrTooDeep, "a.b.c.d", 0},
-		{"too deep after a sibling", `[` + nest(bound-1, `1`) + `,` + nest(bound, ``) + `]`, ErrTooDeep, "[1][0][0][0]", 0},
-		{"far past the bound", nest(10_000, ``), ErrTooDeep, "[0][0][0][0]", 0},
+		{"scalar at the bound", nest(bound, `1`), nil, "", bound},
+		{"empty container at the bound", nest(bound+1, ``), nil, "", bound},
+		{"scalar one past the bound", nest(bound+1, `1`), ErrTooDeep, "[0][0][0][0][0]", 0},
+		{"empty container one past the bound", nest(bound+2, ``), ErrTooDeep, "[0][0][0][0][0]", 0},
+		{"objects at the bound", `{"a":{"b":{"c":{"d":{}}}}}`, nil, "", bound},
+		{"objects one past the bound", `{"a":{"b":{"c":{"d":{"e":1}}}}}`, ErrTooDeep, "a.b.c.d.e", 0},
+		{"too deep after a sibling", `[` + nest(bound-1, `1`) + `,` + nest(bound, `1`) + `]`, ErrTooDeep, "[1][0][0][0][0]", 0},
+		{"far past the bound", nest(10_000, ``), ErrTooDeep, "[0][0][0][0][0]", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,11 +166,13 @@ func TestParseDepthZero(t *testing.T) {
 		err      error
 	}{
 		{"scalar at 0", `"a"`, 0, nil},
-		{"empty array at 0", `[]`, 0, ErrTooDeep},
-		{"empty object at 0", `{}`, 0, ErrTooDeep},
-		{"scalar at -1", `1`, -1, nil},
+		{"empty array at 0", `[]`, 0, nil},
+		{"empty object at 0", `{}`, 0, nil},
+		{"array at 0", `[1]`, 0, ErrTooDeep},
+		{"object at 0", `{"a":1}`, 0, ErrTooDeep},
+		{"scalar at -1", `1`, -1, ErrTooDeep},
 		{"empty array at -1", `[]`, -1, ErrTooDeep},
-		{"empty array at 1", `[]`, 1, nil},
+		{"array at 1", `[1]`, 1, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,7 +296,7 @@ func TestKindString(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	for _, sentinel := range []error{ErrSyntax, ErrTooDeep, ErrTrailingData} {
+	for _, sentinel := range []error{ErrSyntax, ErrUTF8, ErrTooDeep, ErrTrailingData} {
 		if !strings.HasPrefix(sentinel.Error(), "jsontree: ") {
 			t.Errorf("%q lacks the package prefix", sentinel.Error())
 		}
