@@ -71,7 +71,55 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("root span [%d, %d) outside the input of %d bytes", root.Start, root.End, len(b))
 		}
 		checkNode(t, root, root, "", 0)
+		checkWalk(t, root)
 	})
+}
+
+// checkWalk walks a fixed schema over root and checks that every member
+// has exactly one outcome (unknown, duplicate, wrong type or set), that a
+// required key is missing exactly when absent, and that every path is
+// printable ASCII.
+func checkWalk(t *testing.T, root *Node) {
+	t.Helper()
+	counts := map[error]int{}
+	sets := 0
+	w := Walker{Report: func(path string, err error) {
+		counts[err]++
+		for i := 0; i < len(path); i++ {
+			if c := path[i]; c < 0x20 || c > 0x7e {
+				t.Fatalf("path %q holds byte %#x", path, c)
+			}
+		}
+	}}
+	set := func(string, *Node) { sets++ }
+	want := []Want{{Name: "a", Kind: KindNumber, Set: set}, {Name: "b", Optional: true, Set: set}}
+	got := w.Object("", root, want)
+	if root.Kind != KindObject {
+		if counts[ErrWrongType] != 1 || len(counts) != 1 || sets != 0 {
+			t.Fatalf("walk of a %s: reports %v, %d sets", root.Kind, counts, sets)
+		}
+		return
+	}
+	var firstA *Node // the value of the first "a"
+	for _, m := range root.Members {
+		if m.Key == "a" && firstA == nil {
+			firstA = m.Value
+		}
+	}
+	hasA := firstA != nil
+	if outcomes := counts[ErrUnknownKey] + counts[ErrDuplicateKey] + counts[ErrWrongType] + sets; outcomes != len(root.Members) {
+		t.Fatalf("%d members, %d outcomes (%v, %d sets)", len(root.Members), outcomes, counts, sets)
+	}
+	if missing := counts[ErrMissingKey] == 1; missing == hasA || counts[ErrMissingKey] > 1 {
+		t.Fatalf("key a present %v, missing reported %d times", hasA, counts[ErrMissingKey])
+	}
+	wantA := firstA
+	if wantA != nil && wantA.Kind != KindNumber {
+		wantA = nil
+	}
+	if got[0] != wantA {
+		t.Fatalf("value of a %v, want the first a's %v", got[0], wantA)
+	}
 }
 
 // plain converts a tree to what encoding/json decodes into an any.

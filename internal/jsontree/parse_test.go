@@ -309,3 +309,26 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestParseErrorOffset(t *testing.T) {
+	tests := []struct {
+		input string
+		err   error
+		off   int64
+	}{
+		{``, ErrSyntax, 0},
+		{`{"a":1 "b":2}`, ErrSyntax, 7},
+		{`{"a" 1}`, ErrSyntax, 5},
+		{"[\"ok\",\"a\xffb\"]", ErrUTF8, 8},
+		{`["\ud83d"]`, ErrUTF8, 2},
+		{`[[[1]]]`, ErrTooDeep, 2},
+		{`{} x`, ErrTrailingData, 3},
+	}
+	for _, tc := range tests {
+		_, err := Parse([]byte(tc.input), 1)
+		pe, ok := errors.AsType[*ParseError](err)
+		if !ok || pe.Err != tc.err || pe.Offset != tc.off {
+			t.Errorf("Parse(%q) = %v (%+v), want %v at offset %d", tc.input, err, pe, tc.err, tc.off)
+		}
+	}
+}
