@@ -17,6 +17,18 @@ var (
 	ErrTrailingData = errors.New("jsontree: data after the json value")
 )
 
+// Sentinels a Walker reports, one per rule of a schema.
+var (
+	// ErrUnknownKey: an object holds a key its schema does not name.
+	ErrUnknownKey = errors.New("jsontree: key not in the schema")
+	// ErrDuplicateKey: an object holds a key twice.
+	ErrDuplicateKey = errors.New("jsontree: key twice in one object")
+	// ErrMissingKey: an object lacks a required key.
+	ErrMissingKey = errors.New("jsontree: required key absent")
+	// ErrWrongType: a value is not of the JSON type its schema names.
+	ErrWrongType = errors.New("jsontree: value of the wrong json type")
+)
+
 // ParseError reports where and why Parse stopped. Err is ErrSyntax,
 // ErrUTF8, ErrTooDeep or ErrTrailingData.
 type ParseError struct {
