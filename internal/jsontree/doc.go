@@ -14,8 +14,7 @@
 // Contents:
 //
 //   - The tree: [Kind], [Node], [Member]; [Node.Locate] maps a byte offset of
-//     the input to the path of the value that holds it, [Node.Depth] the
-//     depth of the deepest value.
+//     the input to the path of the value that holds it.
 //   - [Parse] and its depth rule.
 //   - The schema walk: [Walker], [Want].
 //   - Paths: the syntax shared by the decoders' violations ([Field],
