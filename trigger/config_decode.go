@@ -175,7 +175,7 @@ func (d *configDecoder) integer(name string, dst *int) jsontree.Want {
 		}
 		v, err := strconv.ParseInt(n.Text, 10, strconv.IntSize)
 		if err != nil {
-			// Digits and a sign only (jsontree's number grammar without
+			// Digits and a sign only (jsonlex's number grammar without
 			// fraction or exponent): shown as given, cut like a string.
 			got := n.Text
 			if len(got) > maxQuotedBytes {
