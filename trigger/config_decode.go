@@ -141,7 +141,7 @@ func (d *configDecoder) bounded(path string, n *jsontree.Node, max int) []*jsont
 }
 
 // str is a required string key.
-func str(name string, dst *string) jsontree.Want {
+func (d *configDecoder) str(name string, dst *string) jsontree.Want {
 	return jsontree.Want{Name: name, Kind: jsontree.KindString, Set: func(_ string, n *jsontree.Node) { *dst = n.Text }}
 }
 
@@ -211,7 +211,7 @@ func (d *configDecoder) address(name string, dst *netip.AddrPort) jsontree.Want 
 func (d *configDecoder) config(n *jsontree.Node) Config {
 	var c Config
 	d.w.Object("", n, []jsontree.Want{
-		str("profile", &c.Profile),
+		d.str("profile", &c.Profile),
 		d.integer("poll_interval_ms", &c.PollIntervalMS),
 		d.integer("max_control_line_bytes", &c.MaxControlLineBytes),
 		d.integer("max_header_bytes", &c.MaxHeaderBytes),
@@ -234,13 +234,13 @@ func (d *configDecoder) tenant(path string, n *jsontree.Node) Tenant {
 	var t Tenant
 	dst := &t.Destination
 	d.w.Object(path, n, []jsontree.Want{
-		str("id", &t.ID),
-		str("provider_id", &t.ProviderID),
+		d.str("id", &t.ID),
+		d.str("provider_id", &t.ProviderID),
 		{Name: "destination", Set: func(path string, n *jsontree.Node) {
 			d.w.Object(path, n, []jsontree.Want{
 				d.address("address", &dst.Address),
-				str("server_name", &dst.ServerName),
-				str("root_cas_pem", &dst.RootCAsPEM),
+				d.str("server_name", &dst.ServerName),
+				d.str("root_cas_pem", &dst.RootCAsPEM),
 				d.optBool("allow_non_public", &dst.AllowNonPublic),
 				d.optStr("spki_sha256", &dst.SPKISHA256),
 			})
@@ -253,16 +253,16 @@ func (d *configDecoder) tenant(path string, n *jsontree.Node) Tenant {
 func (d *configDecoder) binding(path string, n *jsontree.Node) Binding {
 	var b Binding
 	d.w.Object(path, n, []jsontree.Want{
-		str("id", &b.ID),
-		str("tenant", &b.Tenant),
-		str("principal", &b.Principal),
-		str("service", &b.Service),
-		str("contract", &b.Contract),
-		str("function", &b.Function),
+		d.str("id", &b.ID),
+		d.str("tenant", &b.Tenant),
+		d.str("principal", &b.Principal),
+		d.str("service", &b.Service),
+		d.str("contract", &b.Contract),
+		d.str("function", &b.Function),
 		d.optStr("route", &b.Route),
-		str("stream", &b.Stream),
-		str("consumer", &b.Consumer),
-		str("filter_subject", &b.FilterSubject),
+		d.str("stream", &b.Stream),
+		d.str("consumer", &b.Consumer),
+		d.str("filter_subject", &b.FilterSubject),
 		d.integer("max_payload_bytes", &b.MaxPayloadBytes),
 		d.integer("operation_timeout_ms", &b.OperationTimeoutMS),
 		d.integer("root_budget_ms", &b.RootBudgetMS),
