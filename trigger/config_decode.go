@@ -7,41 +7,57 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/latent-systems/latent-nats/internal/jsonlex"
 	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
 
 // ParseConfig decodes in two passes. jsontree.Parse reads the JSON into a
 // tree that keeps every key, duplicates and order included, with the byte
-// span of each value; configDecoder maps that tree onto Config, reporting
-// unknown, duplicate and missing keys and wrong types with their paths
-// instead of stopping at the first.
+// span of each value; configDecoder walks the configuration's schema over
+// that tree with a jsontree.Walker, reporting unknown, duplicate and
+// missing keys and wrong types with their paths instead of stopping at the
+// first. The credentials file is read the same way (credentials_file.go).
 
-// parseTree reads exactly one JSON value from b. A syntax error, nesting
-// past maxDepth or data after the value is one RuleSyntax violation, at
-// the path of the value being read, and ends the parse. A string (a key
-// or a value) holding invalid UTF-8 or an escaped half of a surrogate pair
-// is one RuleUTF8 violation at the path of the value that holds it, and
-// ends the parse too: encoding/json, under jsontree, would decode each
-// such fault to U+FFFD, and a configuration is refused, never rewritten.
-func parseTree(b []byte, vs *violationList) (*jsontree.Node, bool) {
+// parseJSON reads exactly one JSON value from b, nested at most maxDepth
+// deep (the document is at depth 0). A fault ends the parse and is one
+// violation at the path of the value being read: RuleUTF8 for a string (a
+// key or a value) holding invalid UTF-8 or an escaped half of a surrogate
+// pair, which is refused, never rewritten; RuleSyntax for anything else
+// (a syntax error, nesting past maxDepth, data after the value).
+func parseJSON(b []byte, maxDepth int) (root *jsontree.Node, path string, r Rule) {
 	root, err := jsontree.Parse(b, maxDepth)
-	if err != nil {
-		path := ""
-		if pe, ok := errors.AsType[*jsontree.ParseError](err); ok {
-			path = pe.Path
-		}
-		vs.add(path, RuleSyntax)
-		return nil, false
+	if err == nil {
+		return root, "", 0
 	}
-	// jsonlex holds the project's one UTF-8 policy for JSON strings; it
-	// admits everything jsontree admitted but such faults.
-	if end, err := jsonlex.Skip(b, 0, 0, maxDepth); err != nil {
-		r := RuleSyntax
-		if errors.Is(err, jsonlex.ErrUTF8) {
-			r = RuleUTF8
-		}
-		vs.add(root.Locate(int64(end)), r)
+	if pe, ok := errors.AsType[*jsontree.ParseError](err); ok {
+		path = pe.Path
+	}
+	return nil, path, jsonRule(err)
+}
+
+// jsonRule maps a fault of internal/jsontree, the one vocabulary of strict
+// JSON faults, onto its Rule.
+func jsonRule(err error) Rule {
+	switch {
+	case errors.Is(err, jsontree.ErrUTF8):
+		return RuleUTF8
+	case errors.Is(err, jsontree.ErrUnknownKey):
+		return RuleUnknownField
+	case errors.Is(err, jsontree.ErrDuplicateKey):
+		return RuleDuplicateKey
+	case errors.Is(err, jsontree.ErrMissingKey):
+		return RuleMissingField
+	case errors.Is(err, jsontree.ErrWrongType):
+		return RuleWrongType
+	default:
+		return RuleSyntax
+	}
+}
+
+// parseTree reads the configuration's JSON, recording its fault.
+func parseTree(b []byte, vs *violationList) (*jsontree.Node, bool) {
+	root, path, r := parseJSON(b, maxDepth)
+	if root == nil {
+		vs.add(path, r)
 		return nil, false
 	}
 	return root, true
@@ -50,6 +66,8 @@ func parseTree(b []byte, vs *violationList) (*jsontree.Node, bool) {
 // configDecoder maps a tree onto a Config.
 type configDecoder struct {
 	vs *violationList
+	// w walks the schema, reporting to report.
+	w jsontree.Walker
 	// failed holds the paths where decoding failed; validation
 	// violations at or under them are consequences and are dropped.
 	failed map[string]bool
@@ -100,59 +118,17 @@ func (d *configDecoder) coveredPath(p string) bool {
 	return false
 }
 
-// objectKey describes one key of an object: whether it may be absent, and
-// how its value is stored.
-type objectKey struct {
-	name     string
-	optional bool
-	set      func(path string, n *jsontree.Node)
-}
-
-// object applies keys to an object node.
-func (d *configDecoder) object(path string, n *jsontree.Node, keys []objectKey) {
-	if n.Kind != jsontree.KindObject {
-		d.bad(path, RuleWrongType, true)
-		return
-	}
-	seen := make([]bool, len(keys))
-	for _, m := range n.Members {
-		j := -1
-		for i, k := range keys {
-			if k.name == m.Key {
-				j = i
-				break
-			}
-		}
-		switch {
-		case j < 0:
-			d.bad(jsontree.Key(path, m.Key), RuleUnknownField, false)
-		case seen[j]:
-			d.bad(jsontree.Field(path, m.Key), RuleDuplicateKey, false)
-		default:
-			seen[j] = true
-			keys[j].set(jsontree.Field(path, m.Key), m.Value)
-		}
-	}
-	for i, k := range keys {
-		if !seen[i] && !k.optional {
-			d.bad(jsontree.Field(path, k.name), RuleMissingField, true)
-		}
-	}
-}
-
-// array returns the elements of an array node.
-func (d *configDecoder) array(path string, n *jsontree.Node) []*jsontree.Node {
-	if n.Kind != jsontree.KindArray {
-		d.bad(path, RuleWrongType, true)
-		return nil
-	}
-	return n.Elems
+// report is the Walker's report: a missing key and a value of the wrong
+// type fail their path.
+func (d *configDecoder) report(path string, err error) {
+	r := jsonRule(err)
+	d.bad(path, r, r == RuleMissingField || r == RuleWrongType)
 }
 
 // bounded returns the first max elements of an array node; a longer
 // array is a RuleCount violation and its further elements are not decoded.
 func (d *configDecoder) bounded(path string, n *jsontree.Node, max int) []*jsontree.Node {
-	elems := d.array(path, n)
+	elems := d.w.Array(path, n)
 	if len(elems) > max {
 		d.badDetail(path, RuleCount, rangeDetail(len(elems), 0, max, unitEntries), false)
 		elems = elems[:max]
@@ -164,52 +140,42 @@ func (d *configDecoder) bounded(path string, n *jsontree.Node, max int) []*jsont
 	return elems
 }
 
-// str stores a string.
-func (d *configDecoder) str(dst *string) func(string, *jsontree.Node) {
-	return func(path string, n *jsontree.Node) {
-		if n.Kind != jsontree.KindString {
-			d.bad(path, RuleWrongType, true)
-			return
-		}
-		*dst = n.Text
-	}
+// str is a required string key.
+func (d *configDecoder) str(name string, dst *string) jsontree.Want {
+	return jsontree.Want{Name: name, Kind: jsontree.KindString, Set: func(_ string, n *jsontree.Node) { *dst = n.Text }}
 }
 
-// optStr stores an optional string; present and empty is not canonical.
-func (d *configDecoder) optStr(dst *string) func(string, *jsontree.Node) {
-	return func(path string, n *jsontree.Node) {
-		d.str(dst)(path, n)
-		if n.Kind == jsontree.KindString && n.Text == "" {
+// optStr is an optional string key; present and empty is not canonical.
+func (d *configDecoder) optStr(name string, dst *string) jsontree.Want {
+	return jsontree.Want{Name: name, Kind: jsontree.KindString, Optional: true, Set: func(path string, n *jsontree.Node) {
+		*dst = n.Text
+		if n.Text == "" {
 			d.bad(path, RuleNotCanonical, false)
 		}
-	}
+	}}
 }
 
-// optBool stores an optional bool; present and false is not canonical.
-func (d *configDecoder) optBool(dst *bool) func(string, *jsontree.Node) {
-	return func(path string, n *jsontree.Node) {
-		if n.Kind != jsontree.KindBool {
-			d.bad(path, RuleWrongType, true)
-			return
-		}
+// optBool is an optional bool key; present and false is not canonical.
+func (d *configDecoder) optBool(name string, dst *bool) jsontree.Want {
+	return jsontree.Want{Name: name, Kind: jsontree.KindBool, Optional: true, Set: func(path string, n *jsontree.Node) {
 		*dst = n.Bool
 		if !n.Bool {
 			d.bad(path, RuleNotCanonical, false)
 		}
-	}
+	}}
 }
 
-// integer stores an integer; a fraction or exponent is the wrong type, a
-// value beyond int is out of range.
-func (d *configDecoder) integer(dst *int) func(string, *jsontree.Node) {
-	return func(path string, n *jsontree.Node) {
-		if n.Kind != jsontree.KindNumber || strings.ContainsAny(n.Text, ".eE") {
+// integer is a required integer key; a fraction or exponent is the wrong
+// type, a value beyond int is out of range.
+func (d *configDecoder) integer(name string, dst *int) jsontree.Want {
+	return jsontree.Want{Name: name, Kind: jsontree.KindNumber, Set: func(path string, n *jsontree.Node) {
+		if strings.ContainsAny(n.Text, ".eE") {
 			d.bad(path, RuleWrongType, true)
 			return
 		}
 		v, err := strconv.ParseInt(n.Text, 10, strconv.IntSize)
 		if err != nil {
-			// Digits and a sign only (jsontree's number grammar without
+			// Digits and a sign only (jsonlex's number grammar without
 			// fraction or exponent): shown as given, cut like a string.
 			got := n.Text
 			if len(got) > maxQuotedBytes {
@@ -222,17 +188,13 @@ func (d *configDecoder) integer(dst *int) func(string, *jsontree.Node) {
 			return
 		}
 		*dst = int(v)
-	}
+	}}
 }
 
-// address stores an address and port; a spelling netip would not write
-// back is not canonical.
-func (d *configDecoder) address(dst *netip.AddrPort) func(string, *jsontree.Node) {
-	return func(path string, n *jsontree.Node) {
-		if n.Kind != jsontree.KindString {
-			d.bad(path, RuleWrongType, true)
-			return
-		}
+// address is a required address and port key; a spelling netip would not
+// write back is not canonical.
+func (d *configDecoder) address(name string, dst *netip.AddrPort) jsontree.Want {
+	return jsontree.Want{Name: name, Kind: jsontree.KindString, Set: func(path string, n *jsontree.Node) {
 		ap, err := netip.ParseAddrPort(n.Text)
 		if err != nil {
 			d.bad(path, RuleAddress, true)
@@ -242,23 +204,23 @@ func (d *configDecoder) address(dst *netip.AddrPort) func(string, *jsontree.Node
 		if ap.String() != n.Text {
 			d.bad(path, RuleNotCanonical, false)
 		}
-	}
+	}}
 }
 
 // config decodes the document.
 func (d *configDecoder) config(n *jsontree.Node) Config {
 	var c Config
-	d.object("", n, []objectKey{
-		{name: "profile", set: d.str(&c.Profile)},
-		{name: "poll_interval_ms", set: d.integer(&c.PollIntervalMS)},
-		{name: "max_control_line_bytes", set: d.integer(&c.MaxControlLineBytes)},
-		{name: "max_header_bytes", set: d.integer(&c.MaxHeaderBytes)},
-		{name: "tenants", set: func(path string, n *jsontree.Node) {
+	d.w.Object("", n, []jsontree.Want{
+		d.str("profile", &c.Profile),
+		d.integer("poll_interval_ms", &c.PollIntervalMS),
+		d.integer("max_control_line_bytes", &c.MaxControlLineBytes),
+		d.integer("max_header_bytes", &c.MaxHeaderBytes),
+		{Name: "tenants", Set: func(path string, n *jsontree.Node) {
 			for i, e := range d.bounded(path, n, MaxTenants) {
 				c.Tenants = append(c.Tenants, d.tenant(jsontree.Index(path, i), e))
 			}
 		}},
-		{name: "bindings", set: func(path string, n *jsontree.Node) {
+		{Name: "bindings", Set: func(path string, n *jsontree.Node) {
 			for i, e := range d.bounded(path, n, MaxBindings) {
 				c.Bindings = append(c.Bindings, d.binding(jsontree.Index(path, i), e))
 			}
@@ -270,17 +232,17 @@ func (d *configDecoder) config(n *jsontree.Node) Config {
 // tenant decodes one tenant.
 func (d *configDecoder) tenant(path string, n *jsontree.Node) Tenant {
 	var t Tenant
-	d.object(path, n, []objectKey{
-		{name: "id", set: d.str(&t.ID)},
-		{name: "provider_id", set: d.str(&t.ProviderID)},
-		{name: "destination", set: func(path string, n *jsontree.Node) {
-			dst := &t.Destination
-			d.object(path, n, []objectKey{
-				{name: "address", set: d.address(&dst.Address)},
-				{name: "server_name", set: d.str(&dst.ServerName)},
-				{name: "root_cas_pem", set: d.str(&dst.RootCAsPEM)},
-				{name: "allow_non_public", optional: true, set: d.optBool(&dst.AllowNonPublic)},
-				{name: "spki_sha256", optional: true, set: d.optStr(&dst.SPKISHA256)},
+	dst := &t.Destination
+	d.w.Object(path, n, []jsontree.Want{
+		d.str("id", &t.ID),
+		d.str("provider_id", &t.ProviderID),
+		{Name: "destination", Set: func(path string, n *jsontree.Node) {
+			d.w.Object(path, n, []jsontree.Want{
+				d.address("address", &dst.Address),
+				d.str("server_name", &dst.ServerName),
+				d.str("root_cas_pem", &dst.RootCAsPEM),
+				d.optBool("allow_non_public", &dst.AllowNonPublic),
+				d.optStr("spki_sha256", &dst.SPKISHA256),
 			})
 		}},
 	})
@@ -290,23 +252,23 @@ func (d *configDecoder) tenant(path string, n *jsontree.Node) Tenant {
 // binding decodes one binding.
 func (d *configDecoder) binding(path string, n *jsontree.Node) Binding {
 	var b Binding
-	d.object(path, n, []objectKey{
-		{name: "id", set: d.str(&b.ID)},
-		{name: "tenant", set: d.str(&b.Tenant)},
-		{name: "principal", set: d.str(&b.Principal)},
-		{name: "service", set: d.str(&b.Service)},
-		{name: "contract", set: d.str(&b.Contract)},
-		{name: "function", set: d.str(&b.Function)},
-		{name: "route", optional: true, set: d.optStr(&b.Route)},
-		{name: "stream", set: d.str(&b.Stream)},
-		{name: "consumer", set: d.str(&b.Consumer)},
-		{name: "filter_subject", set: d.str(&b.FilterSubject)},
-		{name: "max_payload_bytes", set: d.integer(&b.MaxPayloadBytes)},
-		{name: "operation_timeout_ms", set: d.integer(&b.OperationTimeoutMS)},
-		{name: "root_budget_ms", set: d.integer(&b.RootBudgetMS)},
-		{name: "max_deliver", set: d.integer(&b.MaxDeliver)},
-		{name: "ack_wait_ms", set: d.integer(&b.AckWaitMS)},
-		{name: "nak_delay_ms", set: d.integer(&b.NakDelayMS)},
+	d.w.Object(path, n, []jsontree.Want{
+		d.str("id", &b.ID),
+		d.str("tenant", &b.Tenant),
+		d.str("principal", &b.Principal),
+		d.str("service", &b.Service),
+		d.str("contract", &b.Contract),
+		d.str("function", &b.Function),
+		d.optStr("route", &b.Route),
+		d.str("stream", &b.Stream),
+		d.str("consumer", &b.Consumer),
+		d.str("filter_subject", &b.FilterSubject),
+		d.integer("max_payload_bytes", &b.MaxPayloadBytes),
+		d.integer("operation_timeout_ms", &b.OperationTimeoutMS),
+		d.integer("root_budget_ms", &b.RootBudgetMS),
+		d.integer("max_deliver", &b.MaxDeliver),
+		d.integer("ack_wait_ms", &b.AckWaitMS),
+		d.integer("nak_delay_ms", &b.NakDelayMS),
 	})
 	return b
 }

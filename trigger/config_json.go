@@ -99,7 +99,8 @@ func decodeConfig(b []byte) (Config, *jsontree.Node, violationList) {
 	if !ok {
 		return Config{}, nil, vs
 	}
-	d := configDecoder{vs: &vs}
+	d := &configDecoder{vs: &vs}
+	d.w = jsontree.Walker{Report: d.report}
 	c := d.config(root)
 	if vs.full() {
 		return c, root, vs

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/internal/jsonlex"
 	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
 
@@ -185,10 +184,13 @@ func readCredentialsFile(path string, now time.Time) *credentialsFile {
 		f.add("", r, fileDetail(r, MaxCredentialsFileBytes), cause)
 		return f
 	}
-	root, ok := parseCredentialsTree(b)
-	if !ok {
-		f.add("", RuleSyntax, Detail{Want: "is not one JSON object (or nests deeper than " +
-			strconv.Itoa(maxCredentialsDepth) + ", or has trailing data, or a string that is not UTF-8)"}, nil)
+	root, at, r := parseJSON(b, maxCredentialsDepth)
+	if root == nil {
+		d := Detail{}
+		if r == RuleSyntax {
+			d = syntaxDetail(maxCredentialsDepth)
+		}
+		f.add(at, r, d, nil)
 		return f
 	}
 	top := f.object(root, "", []credField{{keyCredentials, jsontree.KindArray, true}})
@@ -210,25 +212,6 @@ func readCredentialsFile(path string, now time.Time) *credentialsFile {
 		f.broken = append(f.broken, len(f.vs.list) > before)
 	}
 	return f
-}
-
-// parseCredentialsTree reads exactly one JSON value from b. It returns
-// false for a syntax error, a value deeper than maxCredentialsDepth, data
-// after the value, or a string with invalid UTF-8 or half a surrogate pair
-// (the module's one UTF-8 policy for JSON, internal/jsonlex: a tenant ID
-// or a file path rewritten with U+FFFD must not be read as another).
-// jsontree.Parse bounds the nesting of containers, so a container may open
-// at the bound (and must then be empty); the scalars it would admit one
-// level further are refused here.
-func parseCredentialsTree(b []byte) (*jsontree.Node, bool) {
-	root, err := jsontree.Parse(b, maxCredentialsDepth+1)
-	if err != nil || root.Depth() > maxCredentialsDepth {
-		return nil, false
-	}
-	if _, err := jsonlex.Skip(b, 0, 0, maxCredentialsDepth); err != nil {
-		return nil, false
-	}
-	return root, true
 }
 
 // credField is one key of an object of the credentials file.
@@ -258,47 +241,28 @@ var destinationFields = [...]credField{
 	{"spki_sha256", jsontree.KindString, false},
 }
 
-// object checks n against fields and returns the members present with the
-// right type. Unknown, duplicate and missing keys and wrong types are
-// violations.
+// object walks fields over n (see jsontree.Walker.Object) and returns
+// the members present once with the right type. Unknown, duplicate and
+// missing keys and wrong types are violations.
 func (f *credentialsFile) object(n *jsontree.Node, path string, fields []credField) map[string]*jsontree.Node {
+	want := make([]jsontree.Want, len(fields))
+	for i, fd := range fields {
+		want[i] = jsontree.Want{Name: fd.key, Kind: fd.kind, Optional: !fd.required}
+	}
+	w := jsontree.Walker{Report: func(path string, err error) {
+		r, d := jsonRule(err), Detail{}
+		if r == RuleUnknownField {
+			d.Want = "is not a field of the credentials file"
+		}
+		f.add(path, r, d, nil)
+	}}
 	out := make(map[string]*jsontree.Node, len(fields))
-	if n.Kind != jsontree.KindObject {
-		f.add(path, RuleWrongType, Detail{}, nil)
-		return out
-	}
-	seen := make(map[string]bool, len(n.Members))
-	for _, m := range n.Members {
-		if seen[m.Key] {
-			f.add(jsontree.Key(path, m.Key), RuleDuplicateKey, Detail{}, nil)
-			continue
-		}
-		seen[m.Key] = true
-		fd, known := lookupCredField(fields, m.Key)
-		switch {
-		case !known:
-			f.add(jsontree.Key(path, m.Key), RuleUnknownField, Detail{Want: "is not a field of the credentials file"}, nil)
-		case m.Value.Kind != fd.kind:
-			f.add(jsontree.Field(path, m.Key), RuleWrongType, Detail{}, nil)
-		default:
-			out[m.Key] = m.Value
-		}
-	}
-	for _, fd := range fields {
-		if fd.required && !seen[fd.key] {
-			f.add(jsontree.Field(path, fd.key), RuleMissingField, Detail{}, nil)
+	for i, v := range w.Object(path, n, want) {
+		if v != nil {
+			out[fields[i].key] = v
 		}
 	}
 	return out
-}
-
-func lookupCredField(fields []credField, key string) (credField, bool) {
-	for _, fd := range fields {
-		if fd.key == key {
-			return fd, true
-		}
-	}
-	return credField{}, false
 }
 
 // entry decodes one credential entry and loads its secret when everything

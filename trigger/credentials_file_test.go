@@ -272,7 +272,7 @@ func TestCredentialsFileLimits(t *testing.T) {
 		}, []Violation{{"credentials[0]", RuleWrongType}}},
 		{"past maxCredentialsDepth", func(t *testing.T, _, path string) {
 			writeSecret(t, filepath.Dir(path), "credentials.json", nested(maxCredentialsDepth+1), 0o644)
-		}, []Violation{{"", RuleSyntax}}},
+		}, []Violation{{keyCredentials + strings.Repeat("[0]", maxCredentialsDepth), RuleSyntax}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -165,6 +165,12 @@ func (r Rule) String() string {
 // Rule is the sentinel of its violations.
 func (r Rule) Error() string { return "trigger: config rule " + r.String() }
 
+// syntaxDetail is RuleSyntax's description for a document read with the
+// depth bound maxDepth.
+func syntaxDetail(maxDepth int) Detail {
+	return Detail{Want: "is not one JSON object (or nests deeper than " + strconv.Itoa(maxDepth) + ", or has trailing data)"}
+}
+
 // Detail returns the rule's description, what a violation says when it
 // carries no detail of its own: Validate gives the value and the bound;
 // the decoding rules, the rules of matching credentials and an
@@ -172,7 +178,7 @@ func (r Rule) Error() string { return "trigger: config rule " + r.String() }
 func (r Rule) Detail() Detail {
 	switch r {
 	case RuleSyntax:
-		return Detail{Want: "is not one JSON object (or nests deeper than " + strconv.Itoa(maxDepth) + ", or has trailing data)"}
+		return syntaxDetail(maxDepth)
 	case RuleTooLarge:
 		return Detail{Want: "is above the maximum " + strconv.Itoa(MaxConfigBytes) + " (bytes)", Fix: "split the bindings across configurations"}
 	case RuleUnknownField:

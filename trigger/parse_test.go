@@ -62,7 +62,7 @@ func TestParseConfigStrict(t *testing.T) {
 		{"trailing value", canon + "{}", []Violation{{"", RuleSyntax}}},
 		{"trailing garbage", canon + "x", []Violation{{"", RuleSyntax}}},
 		{"nested too deep", edit(`{"profile"`, `{"x":`+strings.Repeat("[", 20)+strings.Repeat("]", 20)+`,"profile"`), []Violation{
-			{"x" + strings.Repeat("[0]", maxDepth-1), RuleSyntax}}},
+			{"x" + strings.Repeat("[0]", maxDepth), RuleSyntax}}},
 		{"trailing newline", canon + "\n", []Violation{{"", RuleNotCanonical}}},
 		{"leading space", " " + canon, []Violation{{"", RuleNotCanonical}}},
 		{"space after colon", edit(`"profile":`, `"profile": `), []Violation{{"profile", RuleNotCanonical}}},

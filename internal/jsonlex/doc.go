@@ -7,7 +7,8 @@
 // slice.
 //
 // The decoders above it (pull's consumer-info reply, refhost's argument
-// arrays) keep their own cursor and grammar: every function takes the
+// arrays, internal/jsontree's tree of the trigger configuration and the
+// credentials file) keep their own cursor and grammar: every function takes the
 // input and an offset and returns the offset it reached, or on a fault the
 // offset of the fault and one of this package's sentinels, which the
 // caller maps onto its own errors.

@@ -85,17 +85,3 @@ func (n *Node) locate(off int64, path string) string {
 	}
 	return path
 }
-
-// Depth returns the depth of the deepest value under n, n itself being at
-// depth 0 and the elements or members of a container at depth d at d+1.
-// An empty container adds no depth.
-func (n *Node) Depth() int {
-	d := 0
-	for _, m := range n.Members {
-		d = max(d, 1+m.Value.Depth())
-	}
-	for _, e := range n.Elems {
-		d = max(d, 1+e.Depth())
-	}
-	return d
-}

@@ -1,31 +1,25 @@
 package jsontree
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-)
+import "github.com/latent-systems/latent-nats/internal/jsonlex"
 
 // Parse reads exactly one JSON value from b, surrounded by nothing but
-// white space, into a tree. The document is at depth 0 and the elements or
-// members of a container at depth d are at depth d+1; a container at depth
-// maxDepth or deeper is refused, even empty. So at most maxDepth containers
-// nest, a scalar may sit at depth maxDepth, and maxDepth <= 0 admits a
-// scalar document only. The recursion is bounded by maxDepth (and by
-// encoding/json's own nesting bound).
+// white space, into a tree, with internal/jsonlex's tokens, UTF-8 policy
+// and depth rule: the document is at depth 0, the elements or members of a
+// container at depth d are at depth d+1, and a value deeper than maxDepth,
+// scalar or container, is refused. So maxDepth 0 admits a scalar document
+// or an empty container only, and a negative bound nothing. The recursion
+// is bounded by maxDepth.
 //
-// Every error is a *ParseError wrapping ErrSyntax, ErrTooDeep or
+// Every error is a *ParseError wrapping ErrSyntax, ErrUTF8, ErrTooDeep or
 // ErrTrailingData; nothing is returned with it.
 func Parse(b []byte, maxDepth int) (*Node, error) {
-	p := parser{dec: json.NewDecoder(bytes.NewReader(b)), maxDepth: maxDepth}
-	p.dec.UseNumber()
-	root, err := p.value(0)
+	p := parser{in: b, maxDepth: maxDepth}
+	root, err := p.value(0, 0, 0)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, &ParseError{Err: ErrTrailingData}
+	if end := jsonlex.Space(b, int(root.End)); end != len(b) {
+		return nil, &ParseError{Offset: int64(end), Err: ErrTrailingData}
 	}
 	return root, nil
 }
@@ -33,9 +27,11 @@ func Parse(b []byte, maxDepth int) (*Node, error) {
 // parser reads tokens into nodes. It keeps the path to the value being
 // read as a stack of steps and renders it only for an error.
 type parser struct {
-	dec      *json.Decoder
+	in       []byte
 	maxDepth int
 	stack    []step
+	// text is scratch space for unescaping a string.
+	text []byte
 }
 
 // step is one step of a path: an object key, or an array index when index
@@ -45,8 +41,9 @@ type step struct {
 	index int
 }
 
-// fail returns a *ParseError for err at the current path.
-func (p *parser) fail(err error) (*Node, error) {
+// fail returns a *ParseError for the jsonlex fault err at off, at the
+// current path.
+func (p *parser) fail(off int, err error) (*Node, error) {
 	path := ""
 	for _, s := range p.stack {
 		if s.index >= 0 {
@@ -55,83 +52,126 @@ func (p *parser) fail(err error) (*Node, error) {
 			path = Key(path, s.key)
 		}
 	}
-	return nil, &ParseError{Path: path, Err: err}
+	switch err {
+	case jsonlex.ErrUTF8:
+		err = ErrUTF8
+	case jsonlex.ErrDepth:
+		err = ErrTooDeep
+	default:
+		err = ErrSyntax
+	}
+	return nil, &ParseError{Path: path, Offset: int64(off), Err: err}
 }
 
-// value reads one value at depth.
-func (p *parser) value(depth int) (*Node, error) {
-	n := &Node{Start: p.dec.InputOffset()}
-	tok, err := p.dec.Token()
-	if err != nil {
-		return p.fail(ErrSyntax)
+// value reads one value at depth from the offset from, past its
+// separator; start, where its span starts, is where the token before the
+// separator ended.
+func (p *parser) value(start, from, depth int) (*Node, error) {
+	n := &Node{Start: int64(start)}
+	i := jsonlex.Space(p.in, from)
+	if depth > p.maxDepth {
+		return p.fail(i, jsonlex.ErrDepth)
 	}
-	switch v := tok.(type) {
-	case nil:
-		n.Kind = KindNull
-	case bool:
-		n.Kind, n.Bool = KindBool, v
-	case json.Number:
-		n.Kind, n.Text = KindNumber, string(v)
-	case string:
-		n.Kind, n.Text = KindString, v
-	case json.Delim:
-		if depth >= p.maxDepth {
-			return p.fail(ErrTooDeep)
+	if i >= len(p.in) {
+		return p.fail(i, jsonlex.ErrSyntax)
+	}
+	var err error
+	switch c := p.in[i]; {
+	case c == '{':
+		n.Kind = KindObject
+		i, err = p.members(n, i+1, depth)
+	case c == '[':
+		n.Kind = KindArray
+		i, err = p.elems(n, i+1, depth)
+	case c == '"':
+		n.Kind = KindString
+		n.Text, i, err = p.str(i)
+	case jsonlex.NumberStart(c):
+		end, _, _, lexErr := jsonlex.Number(p.in, i)
+		if lexErr != nil {
+			return p.fail(end, lexErr)
 		}
-		switch v {
-		case '[':
-			n.Kind = KindArray
-			if err := p.elems(n, depth); err != nil {
-				return nil, err
-			}
-		case '{':
-			n.Kind = KindObject
-			if err := p.members(n, depth); err != nil {
-				return nil, err
-			}
-		default:
-			return p.fail(ErrSyntax)
-		}
-		if _, err := p.dec.Token(); err != nil { // the closing delimiter
-			return p.fail(ErrSyntax)
-		}
+		n.Kind, n.Text, i = KindNumber, string(p.in[i:end]), end
+	case jsonlex.Literal(p.in, i, "true"):
+		n.Kind, n.Bool, i = KindBool, true, i+len("true")
+	case jsonlex.Literal(p.in, i, "false"):
+		n.Kind, i = KindBool, i+len("false")
+	case jsonlex.Literal(p.in, i, "null"):
+		n.Kind, i = KindNull, i+len("null")
 	default:
-		return p.fail(ErrSyntax)
+		return p.fail(i, jsonlex.ErrSyntax)
 	}
-	n.End = p.dec.InputOffset()
+	if err != nil {
+		return nil, err
+	}
+	n.End = int64(i)
 	return n, nil
 }
 
-// elems reads the elements of the array n, after its '['.
-func (p *parser) elems(n *Node, depth int) error {
-	for i := 0; p.dec.More(); i++ {
-		p.stack = append(p.stack, step{index: i})
-		e, err := p.value(depth + 1)
+// str reads the string at i and returns its text and the offset past it.
+func (p *parser) str(i int) (string, int, error) {
+	raw, esc, end, err := jsonlex.String(p.in, i)
+	if err != nil {
+		_, err = p.fail(end, err)
+		return "", end, err
+	}
+	if !esc {
+		return string(raw), end, nil
+	}
+	p.text = jsonlex.AppendUnescaped(p.text[:0], raw)
+	return string(p.text), end, nil
+}
+
+// elems reads the elements of the array n from i, past its '[', and
+// returns the offset past its ']'.
+func (p *parser) elems(n *Node, i, depth int) (int, error) {
+	for first := true; ; first = false {
+		end, more, err := jsonlex.Next(p.in, i, first, ']')
 		if err != nil {
-			return err
+			_, err = p.fail(end, err)
+			return end, err
+		}
+		if !more {
+			return end, nil
+		}
+		p.stack = append(p.stack, step{index: len(n.Elems)})
+		e, err := p.value(i, end, depth+1)
+		if err != nil {
+			return 0, err
 		}
 		p.stack = p.stack[:len(p.stack)-1]
 		n.Elems = append(n.Elems, e)
+		i = int(e.End)
 	}
-	return nil
 }
 
-// members reads the members of the object n, after its '{'.
-func (p *parser) members(n *Node, depth int) error {
-	for p.dec.More() {
-		tok, err := p.dec.Token()
-		key, isKey := tok.(string)
-		if err != nil || !isKey {
-			_, err := p.fail(ErrSyntax)
-			return err
+// members reads the members of the object n from i, past its '{', and
+// returns the offset past its '}'.
+func (p *parser) members(n *Node, i, depth int) (int, error) {
+	for first := true; ; first = false {
+		end, more, err := jsonlex.Next(p.in, i, first, '}')
+		if err != nil {
+			_, err = p.fail(end, err)
+			return end, err
+		}
+		if !more {
+			return end, nil
+		}
+		key, keyEnd, err := p.str(jsonlex.Space(p.in, end))
+		if err != nil {
+			return 0, err
 		}
 		p.stack = append(p.stack, step{key: key, index: -1})
-		v, err := p.value(depth + 1)
+		if end = jsonlex.Space(p.in, keyEnd); end >= len(p.in) || p.in[end] != ':' {
+			_, err = p.fail(end, jsonlex.ErrSyntax)
+			return 0, err
+		}
+		v, err := p.value(keyEnd, end+1, depth+1)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		p.stack = p.stack[:len(p.stack)-1]
 		n.Members = append(n.Members, Member{Key: key, Value: v})
+		i = int(v.End)
 	}
-	return nil
 }

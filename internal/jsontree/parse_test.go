@@ -44,8 +44,6 @@ func TestParse(t *testing.T) {
 		{"escapes", `"\"\\\/\b\f\n\r\t"`, str("\"\\/\b\f\n\r\t")},
 		{"unicode escape", `"\u00e9\u0041"`, str("éA")},
 		{"surrogate pair", `"\ud83d\ude00"`, str("😀")},
-		{"lone surrogate", `"\ud83d"`, str("\uFFFD")},
-		{"invalid utf-8", "\"a\xffb\"", str("a\uFFFDb")},
 		{"escaped key", `{"\u0061":1}`, obj(Member{"a", num("1")})},
 		{"nested", `{"l":[{"k":[true]}]}`, obj(Member{"l", arr(obj(Member{"k", arr(&Node{Kind: KindBool, Bool: true})}))})},
 	}
@@ -84,13 +82,18 @@ func TestParseFails(t *testing.T) {
 		{"close without open", `]`, ErrSyntax, ""},
 		{"bad escape", `{"a":"\x"}`, ErrSyntax, "a"},
 		{"control character in string", "[\"a\nb\"]", ErrSyntax, "[0]"},
-		{"leading zero", `[01]`, ErrSyntax, "[1]"},
+		{"leading zero", `[01]`, ErrSyntax, ""},
+		{"lone high surrogate", `{"a":["\ud83d"]}`, ErrUTF8, "a[0]"},
+		{"lone low surrogate", `["\ude00x"]`, ErrUTF8, "[0]"},
+		{"invalid utf-8", "{\"a\":\"a\xffb\"}", ErrUTF8, "a"},
+		{"invalid utf-8 in a key", "{\"a\":{\"k\xff\":1}}", ErrUTF8, "a"},
+		{"overlong utf-8", "[\"\xc0\xaf\"]", ErrUTF8, "[0]"},
 		{"path quotes odd keys", `{"A b":{"\n":[x]}}`, ErrSyntax, `["A b"]["\n"][0]`},
 		{"trailing value", `{} {}`, ErrTrailingData, ""},
 		{"trailing scalar", `1 2`, ErrTrailingData, ""},
 		{"trailing garbage", `[]x`, ErrTrailingData, ""},
 		{"trailing close", `{}}`, ErrTrailingData, ""},
-		{"too deep", `{"a":[[[[[[[[]]]]]]]]}`, ErrTooDeep, "a[0][0][0][0][0][0][0]"},
+		{"too deep", `{"a":[[[[[[[[1]]]]]]]]}`, ErrTooDeep, "a[0][0][0][0][0][0][0][0]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,14 +129,14 @@ func TestParseDepthLimit(t *testing.T) {
 		path  string // for ErrTooDeep
 		depth int    // for an accepted tree
 	}{
-		{"containers at the bound", nest(bound, `1`), nil, "", bound},
-		{"containers at the bound, innermost empty", nest(bound, ``), nil, "", bound - 1},
-		{"containers one past the bound", nest(bound+1, `1`), ErrTooDeep, "[0][0][0][0]", 0},
-		{"containers one past the bound, innermost empty", nest(bound+1, ``), ErrTooDeep, "[0][0][0][0]", 0},
-		{"objects at the bound", `{"a":{"b":{"c":{"d":1}}}}`, nil, "", bound},
-		{"objects one past the bound", `{"a":{"b":{"c":{"d":{}}}}}`, ErrTooDeep, "a.b.c.d", 0},
-		{"too deep after a sibling", `[` + nest(bound-1, `1`) + `,` + nest(bound, ``) + `]`, ErrTooDeep, "[1][0][0][0]", 0},
-		{"far past the bound", nest(10_000, ``), ErrTooDeep, "[0][0][0][0]", 0},
+		{"scalar at the bound", nest(bound, `1`), nil, "", bound},
+		{"empty container at the bound", nest(bound+1, ``), nil, "", bound},
+		{"scalar one past the bound", nest(bound+1, `1`), ErrTooDeep, "[0][0][0][0][0]", 0},
+		{"empty container one past the bound", nest(bound+2, ``), ErrTooDeep, "[0][0][0][0][0]", 0},
+		{"objects at the bound", `{"a":{"b":{"c":{"d":{}}}}}`, nil, "", bound},
+		{"objects one past the bound", `{"a":{"b":{"c":{"d":{"e":1}}}}}`, ErrTooDeep, "a.b.c.d.e", 0},
+		{"too deep after a sibling", `[` + nest(bound-1, `1`) + `,` + nest(bound, `1`) + `]`, ErrTooDeep, "[1][0][0][0][0]", 0},
+		{"far past the bound", nest(10_000, ``), ErrTooDeep, "[0][0][0][0][0]", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,8 +151,8 @@ func TestParseDepthLimit(t *testing.T) {
 				}
 				return
 			}
-			if got := root.Depth(); got != tc.depth {
-				t.Errorf("Depth() = %d, want %d", got, tc.depth)
+			if got := depth(root); got != tc.depth {
+				t.Errorf("depth = %d, want %d", got, tc.depth)
 			}
 		})
 	}
@@ -163,11 +166,13 @@ func TestParseDepthZero(t *testing.T) {
 		err      error
 	}{
 		{"scalar at 0", `"a"`, 0, nil},
-		{"empty array at 0", `[]`, 0, ErrTooDeep},
-		{"empty object at 0", `{}`, 0, ErrTooDeep},
-		{"scalar at -1", `1`, -1, nil},
+		{"empty array at 0", `[]`, 0, nil},
+		{"empty object at 0", `{}`, 0, nil},
+		{"array at 0", `[1]`, 0, ErrTooDeep},
+		{"object at 0", `{"a":1}`, 0, ErrTooDeep},
+		{"scalar at -1", `1`, -1, ErrTooDeep},
 		{"empty array at -1", `[]`, -1, ErrTooDeep},
-		{"empty array at 1", `[]`, 1, nil},
+		{"array at 1", `[1]`, 1, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,6 +252,20 @@ func TestLocate(t *testing.T) {
 	}
 }
 
+// depth returns the depth of the deepest value under n, n itself being
+// at depth 0 and the elements or members of a container at depth d at
+// d+1. An empty container adds no depth.
+func depth(n *Node) int {
+	d := 0
+	for _, m := range n.Members {
+		d = max(d, 1+depth(m.Value))
+	}
+	for _, e := range n.Elems {
+		d = max(d, 1+depth(e))
+	}
+	return d
+}
+
 func TestDepth(t *testing.T) {
 	tests := []struct {
 		input string
@@ -265,8 +284,8 @@ func TestDepth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := root.Depth(); got != tc.want {
-			t.Errorf("Depth(%s) = %d, want %d", tc.input, got, tc.want)
+		if got := depth(root); got != tc.want {
+			t.Errorf("depth(%s) = %d, want %d", tc.input, got, tc.want)
 		}
 	}
 }
@@ -291,7 +310,7 @@ func TestKindString(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	for _, sentinel := range []error{ErrSyntax, ErrTooDeep, ErrTrailingData} {
+	for _, sentinel := range []error{ErrSyntax, ErrUTF8, ErrTooDeep, ErrTrailingData} {
 		if !strings.HasPrefix(sentinel.Error(), "jsontree: ") {
 			t.Errorf("%q lacks the package prefix", sentinel.Error())
 		}
@@ -301,6 +320,29 @@ func TestErrors(t *testing.T) {
 		}
 		if err.Error() != sentinel.Error() {
 			t.Errorf("*ParseError message %q is not the sentinel's", err.Error())
+		}
+	}
+}
+
+func TestParseErrorOffset(t *testing.T) {
+	tests := []struct {
+		input string
+		err   error
+		off   int64
+	}{
+		{``, ErrSyntax, 0},
+		{`{"a":1 "b":2}`, ErrSyntax, 7},
+		{`{"a" 1}`, ErrSyntax, 5},
+		{"[\"ok\",\"a\xffb\"]", ErrUTF8, 8},
+		{`["\ud83d"]`, ErrUTF8, 2},
+		{`[[[1]]]`, ErrTooDeep, 2},
+		{`{} x`, ErrTrailingData, 3},
+	}
+	for _, tc := range tests {
+		_, err := Parse([]byte(tc.input), 1)
+		pe, ok := errors.AsType[*ParseError](err)
+		if !ok || pe.Err != tc.err || pe.Offset != tc.off {
+			t.Errorf("Parse(%q) = %v (%+v), want %v at offset %d", tc.input, err, pe, tc.err, tc.off)
 		}
 	}
 }

@@ -141,7 +141,7 @@ func violationCases() []violationCase {
 		{name: "credentials syntax", edit: func(t *testing.T, f *fixture) {
 			writeFile(t, f.dir, "credentials.json", []byte(`{"credentials":[}`), 0o644)
 		},
-			want: []brief{{creds, "", "syntax"}}},
+			want: []brief{{creds, "credentials[0]", "syntax"}}},
 		{name: "credentials trailing data", edit: func(t *testing.T, f *fixture) {
 			writeFile(t, f.dir, "credentials.json", []byte(`{"credentials":[]} {}`), 0o644)
 		},
@@ -151,7 +151,7 @@ func violationCases() []violationCase {
 			// another path once replaced with U+FFFD: refused instead.
 			replaceCreds(t, f, `"tenant":"acme"`, "\"tenant\":\"ac\xffme\"")
 		},
-			want: []brief{{creds, "", "syntax"}}},
+			want: []brief{{creds, "credentials[0].tenant", "invalid_utf8"}}},
 		{name: "credentials not an object", edit: func(t *testing.T, f *fixture) { writeFile(t, f.dir, "credentials.json", []byte(`[]`), 0o644) },
 			want: []brief{{creds, "", "wrong_type"}}},
 		{name: "credentials empty", edit: func(t *testing.T, f *fixture) {
