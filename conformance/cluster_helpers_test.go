@@ -612,6 +612,13 @@ func (ce *clusterEnv) waitFlowingFrom(t *testing.T, h *procHost, from int, what 
 				t.Logf("tenant %d: %d stored (%d before), %d failed attempts, all run %v, classes %s",
 					p.k, p.count(), counts[i], failed, ce.ranAll(p.k), formatClasses(classCounts(h, from, p.k)))
 			}
+			// What the broker says of each consumer: whether the events
+			// wait in it (the runtime not taking them) or not (the
+			// broker's state).
+			for _, b := range ce.cfg.Bindings {
+				cv, err := ce.consumerView(t, t.Context(), b.ID)
+				t.Logf("binding %s: the broker's view %+v, %v", b.ID, cv, err)
+			}
 			s := ce.mon.Snapshot()
 			t.Fatalf("%s: not within %v: %d steps, %d dials, totals %+v", what, clusterSettle, s.Steps, s.Dials, s.Totals)
 		}
