@@ -593,6 +593,14 @@ func (ce *clusterEnv) waitFlowing(t *testing.T, h *procHost, from int, pubs ...*
 	ce.waitFlowingFrom(t, h, from, "events flowing", make([]int, len(pubs)), pubs...)
 }
 
+// nodeName is b's name, "none" for nil.
+func nodeName(b *broker.Broker) string {
+	if b == nil {
+		return "none"
+	}
+	return b.Name()
+}
+
 // waitFlowingFrom is waitFlowing with ten more events than counts[i]
 // for publisher i.
 func (ce *clusterEnv) waitFlowingFrom(t *testing.T, h *procHost, from int, what string, counts []int, pubs ...*clusterPublisher) {
@@ -617,7 +625,16 @@ func (ce *clusterEnv) waitFlowingFrom(t *testing.T, h *procHost, from int, what 
 			// broker's state).
 			for _, b := range ce.cfg.Bindings {
 				cv, err := ce.consumerView(t, t.Context(), b.ID)
-				t.Logf("binding %s: the broker's view %+v, %v", b.ID, cv, err)
+				if err != nil { // the administrator's connection redialled
+					cv, err = ce.consumerView(t, t.Context(), b.ID)
+				}
+				ctx, cancel := context.WithTimeout(t.Context(), pullTimeout)
+				req := ce.requester(t, ce.cfg.TenantIndex(b.Tenant))
+				sl, serr := ce.c.StreamLeader(ctx, req, b.Stream)
+				cl, cerr := ce.c.ConsumerLeader(ctx, req, b.Stream, b.Consumer)
+				cancel()
+				t.Logf("binding %s: the broker's view %+v, %v; stream leader %v (%v), consumer leader %v (%v)",
+					b.ID, cv, err, nodeName(sl), serr, nodeName(cl), cerr)
 			}
 			s := ce.mon.Snapshot()
 			t.Fatalf("%s: not within %v: %d steps, %d dials, totals %+v", what, clusterSettle, s.Steps, s.Dials, s.Totals)
