@@ -1,6 +1,3 @@
-// Package testpki generates certificate authorities and the client
-// certificates they issue, for tests and the broker harness: never for
-// production identities. It uses the standard library only.
 package testpki
 
 import (
