@@ -116,7 +116,7 @@
 // No error carries payload bytes, broker diagnostic text or secrets: a
 // server's -ERR becomes a *ServerError holding only its ErrKind, TLS and
 // certificate failures are reported through fixed sentinels (ErrPlaintext,
-// ErrTLS, ErrCertificate) that still unwrap to the crypto/tls or x509 error
+// ErrTLS, ErrCertificate, ErrClientCertificate) that still unwrap to the crypto/tls or x509 error
 // for programmatic inspection, so is a socket refused or reset at StepDial
 // (ErrRefused, unwrapping to the errno), and every refusal of the server's bytes by
 // the parser matches ErrFraming beside the parser's own sentinel, so that

@@ -57,6 +57,31 @@ func NewCA(cn string, notBefore, notAfter time.Time) (*CA, error) {
 // authentication) for pub, with common name cn, valid from notBefore to
 // notAfter, and returns it as one CERTIFICATE block.
 func (ca *CA) Issue(pub crypto.PublicKey, cn string, notBefore, notAfter time.Time) ([]byte, error) {
+	return ca.issue(pub, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn},
+		NotBefore:   notBefore,
+		NotAfter:    notAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+}
+
+// IssueServer generates an ECDSA P-256 key and a server certificate for
+// the DNS name dnsName (its only subject alternative name), valid from
+// notBefore to notAfter, and returns both as PEM.
+func (ca *CA) IssueServer(dnsName string, notBefore, notAfter time.Time) (certPEM, keyPEM []byte, err error) {
+	return ca.issueWithKey(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: dnsName},
+		NotBefore:   notBefore,
+		NotAfter:    notAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{dnsName},
+	})
+}
+
+// issue signs tmpl, given a fresh serial, for pub.
+func (ca *CA) issue(pub crypto.PublicKey, tmpl *x509.Certificate) ([]byte, error) {
 	if ca == nil || pub == nil {
 		return nil, errors.New("testpki: no ca or no public key")
 	}
@@ -64,38 +89,43 @@ func (ca *CA) Issue(pub crypto.PublicKey, cn string, notBefore, notAfter time.Ti
 	if err != nil {
 		return nil, err
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: sn,
-		Subject:      pkix.Name{CommonName: cn},
-		NotBefore:    notBefore,
-		NotAfter:     notAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
+	tmpl.SerialNumber = sn
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, pub, ca.key)
 	if err != nil {
-		return nil, fmt.Errorf("testpki: client certificate: %w", err)
+		return nil, fmt.Errorf("testpki: certificate: %w", err)
 	}
 	return encode("CERTIFICATE", der), nil
+}
+
+// issueWithKey generates an ECDSA P-256 key, signs tmpl for it and
+// returns the certificate and the key (PKCS #8) as PEM.
+func (ca *CA) issueWithKey(tmpl *x509.Certificate) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("testpki: key: %w", err)
+	}
+	certPEM, err = ca.issue(&key.PublicKey, tmpl)
+	if err != nil {
+		return nil, nil, err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("testpki: key: %w", err)
+	}
+	return certPEM, encode("PRIVATE KEY", der), nil
 }
 
 // IssueClient generates an ECDSA P-256 key and a client certificate for it
 // (see Issue), and returns the certificate and the key as PEM (PKCS #8,
 // "PRIVATE KEY").
 func (ca *CA) IssueClient(cn string, notBefore, notAfter time.Time) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("testpki: client key: %w", err)
-	}
-	certPEM, err = ca.Issue(&key.PublicKey, cn, notBefore, notAfter)
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("testpki: client key: %w", err)
-	}
-	return certPEM, encode("PRIVATE KEY", der), nil
+	return ca.issueWithKey(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn},
+		NotBefore:   notBefore,
+		NotAfter:    notAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
 }
 
 func encode(typ string, der []byte) []byte {
