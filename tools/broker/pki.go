@@ -10,14 +10,18 @@ import (
 	"fmt"
 	"math/big"
 	"time"
+
+	"github.com/latent-systems/latent-nats/internal/testpki"
 )
 
 // pki is a generated CA and one server certificate whose only subject
-// alternative name is a DNS name.
+// alternative name is a DNS name, and the client CA that signs the client
+// certificates a broker with Options.ClientCertificates requires.
 type pki struct {
 	caPEM   []byte
 	certPEM []byte
 	keyPEM  []byte
+	client  *testpki.CA
 }
 
 // newPKI generates an ECDSA P-256 CA and a server certificate for the DNS
@@ -77,10 +81,15 @@ func newPKI(serverName string, now time.Time) (*pki, error) {
 	if err != nil {
 		return nil, fmt.Errorf("broker: server key: %w", err)
 	}
+	client, err := testpki.NewCA("latent-nats test client CA", notBefore, notAfter)
+	if err != nil {
+		return nil, fmt.Errorf("broker: client ca: %w", err)
+	}
 	return &pki{
 		caPEM:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
+		client:  client,
 	}, nil
 }
 
