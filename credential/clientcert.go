@@ -225,6 +225,9 @@ func zeroKey(key any) {
 	case ed25519.PrivateKey:
 		clear(k)
 	case *ecdsa.PrivateKey:
+		// The scalar is deprecated as an encoding; here it is only the
+		// exposed copy of the key, zeroed after its last use.
+		//lint:ignore SA1019 zeroing the exposed scalar after the handshake
 		zeroInt(k.D)
 	case *rsa.PrivateKey:
 		zeroInt(k.D)

@@ -114,6 +114,7 @@ func TestFromClientCertificate(t *testing.T) {
 			if ed, ok := cert.PrivateKey.(ed25519.PrivateKey); ok && !bytes.Equal(ed, make([]byte, len(ed))) {
 				t.Errorf("release left the ed25519 key")
 			}
+			//lint:ignore SA1019 the exposed scalar release zeroes
 			if ec, ok := cert.PrivateKey.(*ecdsa.PrivateKey); ok && ec.D.Sign() != 0 {
 				t.Errorf("release left the ecdsa scalar")
 			}
