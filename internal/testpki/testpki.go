@@ -57,13 +57,18 @@ func NewCA(cn string, notBefore, notAfter time.Time) (*CA, error) {
 // authentication) for pub, with common name cn, valid from notBefore to
 // notAfter, and returns it as one CERTIFICATE block.
 func (ca *CA) Issue(pub crypto.PublicKey, cn string, notBefore, notAfter time.Time) ([]byte, error) {
-	return ca.issue(pub, &x509.Certificate{
+	return ca.issue(pub, clientTemplate(cn, notBefore, notAfter))
+}
+
+// clientTemplate is the template of a client certificate.
+func clientTemplate(cn string, notBefore, notAfter time.Time) *x509.Certificate {
+	return &x509.Certificate{
 		Subject:     pkix.Name{CommonName: cn},
 		NotBefore:   notBefore,
 		NotAfter:    notAfter,
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
+	}
 }
 
 // IssueServer generates an ECDSA P-256 key and a server certificate for
@@ -119,13 +124,7 @@ func (ca *CA) issueWithKey(tmpl *x509.Certificate) (certPEM, keyPEM []byte, err 
 // (see Issue), and returns the certificate and the key as PEM (PKCS #8,
 // "PRIVATE KEY").
 func (ca *CA) IssueClient(cn string, notBefore, notAfter time.Time) (certPEM, keyPEM []byte, err error) {
-	return ca.issueWithKey(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: cn},
-		NotBefore:   notBefore,
-		NotAfter:    notAfter,
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
+	return ca.issueWithKey(clientTemplate(cn, notBefore, notAfter))
 }
 
 func encode(typ string, der []byte) []byte {
