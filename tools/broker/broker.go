@@ -244,6 +244,10 @@ func (b *Broker) CAPEM() []byte { return append([]byte(nil), b.pki.caPEM...) }
 // CAFile returns the path of the CA certificate in PEM (inside Dir).
 func (b *Broker) CAFile() string { return filepath.Join(b.dir, caFile) }
 
+// ClientCertificates reports whether the broker requires client
+// certificates (Options.ClientCertificates).
+func (b *Broker) ClientCertificates() bool { return b.opts.ClientCertificates }
+
 // ClientCAPEM returns a copy of the client CA certificate in PEM: the one
 // authority a broker with Options.ClientCertificates trusts for client
 // certificates.
