@@ -23,7 +23,7 @@ var certWindow = struct{ from, to time.Time }{
 	time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC),
 }
 
-func newCA(t *testing.T) *testpki.CA {
+func newCA(t testing.TB) *testpki.CA {
 	t.Helper()
 	ca, err := testpki.NewCA("credential test CA", certWindow.from.Add(-time.Hour), certWindow.to.Add(time.Hour))
 	if err != nil {
@@ -34,7 +34,7 @@ func newCA(t *testing.T) *testpki.CA {
 
 // clientPair returns a client certificate for key and the key as PEM of
 // block type typ.
-func clientPair(t *testing.T, ca *testpki.CA, key crypto.Signer, typ string) (certPEM, keyPEM []byte) {
+func clientPair(t testing.TB, ca *testpki.CA, key crypto.Signer, typ string) (certPEM, keyPEM []byte) {
 	t.Helper()
 	certPEM, err := ca.Issue(key.Public(), "tenant-a", certWindow.from, certWindow.to)
 	if err != nil {
@@ -55,7 +55,7 @@ func clientPair(t *testing.T, ca *testpki.CA, key crypto.Signer, typ string) (ce
 	return certPEM, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
 }
 
-func ecKey(t *testing.T) *ecdsa.PrivateKey {
+func ecKey(t testing.TB) *ecdsa.PrivateKey {
 	t.Helper()
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
