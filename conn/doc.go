@@ -15,7 +15,8 @@
 //   - The handshake: Dial, a straight line of named steps (StepDial,
 //     StepTLS, StepInfo, StepAuthenticate, StepConnect); the few INFO fields
 //     the connection reads (everything that could steer it elsewhere is
-//     ignored).
+//     ignored); the credential's TLS client certificate, presented when
+//     the server asks, and the server's refusal of it (clientcert.go).
 //   - Exchanges: Request, RequestBytes, RequestDelivery, Exchange, Call,
 //     Await and Reply, over the random inbox prefix and per-request reply
 //     tokens; server PINGs and INFOs met while waiting, and -ERR text mapped
