@@ -144,6 +144,17 @@ func TestClientCertificateRefused(t *testing.T) {
 			{"good", tls.RequireAndVerifyClientCert, func() *credential.Secret {
 				return withCert(ca, now.Add(-time.Minute), now.Add(time.Hour))
 			}, conn.StepInfo, false, "tenant-a"},
+			{"good, alone (verify_and_map)", tls.RequireAndVerifyClientCert, func() *credential.Secret {
+				certPEM, keyPEM, err := ca.IssueClient("tenant-a", now.Add(-time.Minute), now.Add(time.Hour))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := credential.FromClientCertificate(certPEM, keyPEM)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}, conn.StepInfo, false, "tenant-a"},
 			{"not asked", tls.NoClientCert, func() *credential.Secret {
 				return withCert(ca, now.Add(-time.Minute), now.Add(time.Hour))
 			}, conn.StepInfo, false, ""},
