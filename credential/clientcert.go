@@ -39,7 +39,9 @@ const (
 // CONNECT carries no credential field. certPEM holds the leaf first, then
 // any intermediates, as CERTIFICATE blocks; keyPEM one unencrypted private
 // key (PKCS #8 "PRIVATE KEY", "EC PRIVATE KEY" or "RSA PRIVATE KEY": ECDSA,
-// Ed25519 or RSA) whose public key is the leaf's (ErrCertificateKeyMismatch).
+// Ed25519 or RSA) whose public key is the leaf's (ErrCertificateKeyMismatch);
+// a leaf whose extended key usages exclude client authentication is
+// refused (ErrCertificateUsage).
 // Sizes are bounded by MaxCertChainBytes, MaxCertChainLen and
 // MaxClientKeyBytes. The validity window is not checked here: CheckCurrent
 // does. Both inputs are copied; the caller keeps ownership of keyPEM and
@@ -160,8 +162,25 @@ func parseClientCert(certPEM, keyPEM []byte) (*clientCert, error) {
 	if !ok || !pub.Equal(leaf.PublicKey) {
 		return fail(ErrCertificateKeyMismatch)
 	}
+	if !clientUsage(leaf) {
+		return fail(ErrCertificateUsage)
+	}
 	return &clientCert{chain: chain, keyType: block.Type, keyDER: keyDER,
 		notBefore: leaf.NotBefore, notAfter: leaf.NotAfter}, nil
+}
+
+// clientUsage reports whether a leaf may authenticate a TLS client: no
+// extended key usage (any use), or one of client authentication or any.
+func clientUsage(leaf *x509.Certificate) bool {
+	if len(leaf.ExtKeyUsage) == 0 && len(leaf.UnknownExtKeyUsage) == 0 {
+		return true
+	}
+	for _, u := range leaf.ExtKeyUsage {
+		if u == x509.ExtKeyUsageClientAuth || u == x509.ExtKeyUsageAny {
+			return true
+		}
+	}
+	return false
 }
 
 // parseChain decodes 1 to MaxCertChainLen CERTIFICATE blocks and nothing

@@ -136,6 +136,10 @@ func TestClientCertificateRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, edPEM := clientPair(t, ca, edKey, pemPKCS8)
+	serverCert, serverKey, err := ca.IssueServer("broker.latent.test", certWindow.from, certWindow.to)
+	if err != nil {
+		t.Fatal(err)
+	}
 	chain := func(n int) []byte { return bytes.Repeat(certPEM, n) }
 	encrypted := bytes.Replace(keyPEM, []byte("KEY-----\n"), []byte("KEY-----\nProc-Type: 4,ENCRYPTED\n\n"), 1)
 	pad := func(b []byte, n int) []byte { return append(bytes.Repeat([]byte("\n"), n-len(b)), b...) }
@@ -163,6 +167,7 @@ func TestClientCertificateRefused(t *testing.T) {
 		{"corrupt certificate", bytes.Replace(certPEM, []byte("MII"), []byte("MIA"), 1), keyPEM, ErrMalformed, 0},
 		{"key of another certificate", otherCert, keyPEM, ErrCertificateKeyMismatch, 0},
 		{"key of another type", certPEM, edPEM, ErrCertificateKeyMismatch, 0},
+		{"server certificate", serverCert, serverKey, ErrCertificateUsage, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := FromClientCertificate(tc.cert, tc.key)

@@ -45,6 +45,10 @@ var (
 	// key is not the client certificate's.
 	ErrCertificateKeyMismatch = errors.New("credential: private key does not match the client certificate")
 
+	// ErrCertificateUsage reports a client certificate whose extended key
+	// usages exclude client authentication: a TLS server refuses it.
+	ErrCertificateUsage = errors.New("credential: certificate is not for client authentication")
+
 	// ErrCertificateExpired reports a client certificate whose NotAfter has
 	// passed (CheckCurrent).
 	ErrCertificateExpired = errors.New("credential: client certificate expired")
