@@ -82,6 +82,12 @@ func pullDialErr(t testing.TB, b *broker.Broker, creds broker.Creds) (*conn.Conn
 		t.Fatalf("ParseCreds: %v", err)
 	}
 	t.Cleanup(secret.Wipe)
+	return pullDialSecret(t, b, secret)
+}
+
+// pullDialSecret dials b with secret, closed when the test ends.
+func pullDialSecret(t testing.TB, b *broker.Broker, secret *credential.Secret) (*conn.Conn, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), pullTimeout)
 	defer cancel()
 	c, err := conn.Dial(ctx, conn.Config{

@@ -83,6 +83,10 @@ type trigSpec struct {
 	// of permissions: the broker must have been started with the key
 	// (trigScopedStart).
 	scopedRole string
+	// clientCerts gives every secret, the administrators' and the
+	// runtime's, a client certificate of the broker's client CA (a broker
+	// started with ClientCertificates requires one).
+	clientCerts bool
 	// dialer, when set, makes the pools' Dialer from the started broker.
 	dialer func(t *testing.T, b *broker.Broker) conn.Dialer
 	// logger, when set, is the pools' Logger.
@@ -197,7 +201,15 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		if err != nil {
 			t.Fatal(err)
 		}
-		te := &trigTenantEnv{id: id, account: acct, adm: &trigAdmin{t: t, c: pullDial(t, b, adminCreds)}}
+		adminSecret := trigSecret(t, adminCreds)
+		if spec.clientCerts {
+			trigAddCert(t, b, adminSecret, id+"-admin")
+		}
+		adminConn, err := pullDialSecret(t, b, adminSecret)
+		if err != nil {
+			t.Fatalf("Dial: %v", err)
+		}
+		te := &trigTenantEnv{id: id, account: acct, adm: &trigAdmin{t: t, c: adminConn}}
 		e.tenants = append(e.tenants, te)
 		e.cfg.Tenants = append(e.cfg.Tenants, trigger.Tenant{ID: id, ProviderID: "local", Destination: dest})
 
@@ -210,7 +222,7 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 			binds = append(binds, trigPullBinding(bc))
 		}
 		if spec.provision != nil {
-			admins = append(admins, trigger.Credential{Tenant: id, ProviderID: "local", Destination: dest, Secret: trigSecret(t, adminCreds)})
+			admins = append(admins, trigger.Credential{Tenant: id, ProviderID: "local", Destination: dest, Secret: adminSecret})
 		} else {
 			stream := map[string]any{"name": trigStream, "subjects": subjects, "storage": storage}
 			if spec.retention != "" {
@@ -253,7 +265,11 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		if err != nil {
 			t.Fatal(err)
 		}
-		creds = append(creds, trigger.Credential{Tenant: id, ProviderID: "local", Destination: dest, Secret: trigSecret(t, uc)})
+		secret := trigSecret(t, uc)
+		if spec.clientCerts {
+			trigAddCert(t, b, secret, id)
+		}
+		creds = append(creds, trigger.Credential{Tenant: id, ProviderID: "local", Destination: dest, Secret: secret})
 		file, err := uc.File()
 		if err != nil {
 			t.Fatal(err)
@@ -346,6 +362,20 @@ func trigSecret(t *testing.T, c broker.Creds) *credential.Secret {
 	}
 	t.Cleanup(secret.Wipe)
 	return secret
+}
+
+// trigAddCert attaches a client certificate of b's client CA, valid for
+// the next hour, with common name cn, to secret.
+func trigAddCert(t *testing.T, b *broker.Broker, secret *credential.Secret, cn string) {
+	t.Helper()
+	now := time.Now()
+	certPEM, keyPEM, err := b.IssueClientCert(cn, now.Add(-time.Minute), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := secret.AddClientCertificate(certPEM, keyPEM); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // bindingOf returns binding i of tenant k: the suite's defaults, then

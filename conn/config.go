@@ -102,8 +102,13 @@ type Config struct {
 	// certificate's SubjectPublicKeyInfo, checked after normal
 	// verification.
 	SPKIPin [sha256.Size]byte
-	// Credential authenticates CONNECT. Dial neither wipes nor checks its
-	// expiry: the caller owns it and checks it is current.
+	// Credential authenticates CONNECT, and its client certificate, when
+	// it carries one (credential.Secret.AddClientCertificate,
+	// FromClientCertificate), is presented when the server asks for one in
+	// the TLS handshake; its private key is decoded for that handshake only
+	// and zeroed after it. Dial neither wipes nor checks its expiry (the
+	// JWT's or the certificate's): the caller owns it and checks it is
+	// current.
 	Credential *credential.Secret
 	// Name is the client name sent in CONNECT; optional, printable ASCII,
 	// at most MaxClientNameLen bytes.

@@ -22,7 +22,11 @@ import (
 //  2. StepDial: one TCP socket to the literal address;
 //  3. StepTLS: the TLS ClientHello is the first byte written; TLS 1.2 or
 //     later, the certificate verified against cfg.Roots for
-//     cfg.ServerName (also the SNI), then against cfg.SPKIPin if set;
+//     cfg.ServerName (also the SNI), then against cfg.SPKIPin if set; the
+//     credential's client certificate presented if the server asks for one
+//     (none, if it carries none), and a server that refuses it reported
+//     here (ErrClientCertificate), also when, under TLS 1.3, its refusal
+//     arrives in place of the INFO;
 //  4. StepInfo: the server's INFO, read through the parser inside TLS;
 //     host and connect_urls are ignored, lame-duck mode recorded;
 //  5. StepAuthenticate: the credential signs the INFO nonce;
@@ -74,7 +78,22 @@ type handshake struct {
 	c        *Conn
 	info     serverInfo
 	connect  wire.Connect
+	// certAsked: the server asked for a client certificate in the TLS
+	// handshake, so a TLS alert it sends before the INFO may refuse it;
+	// certNone: none was presented.
+	certAsked, certNone bool
 }
+
+// stepError moves a failure to the handshake step it belongs to: a client
+// certificate refused after a TLS 1.3 handshake is read where the INFO
+// was expected, but belongs to StepTLS.
+type stepError struct {
+	step Step
+	err  error
+}
+
+func (e *stepError) Error() string { return e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
 
 func (h *handshake) run(ctx context.Context) error {
 	steps := []struct {
@@ -89,7 +108,11 @@ func (h *handshake) run(ctx context.Context) error {
 	}
 	for _, s := range steps {
 		if err := s.fn(ctx); err != nil {
-			return &HandshakeError{Step: s.step, Err: normalise(interrupted(ctx, err))}
+			step := s.step
+			if se, ok := err.(*stepError); ok {
+				step, err = se.step, se.err
+			}
+			return &HandshakeError{Step: step, Err: normalise(interrupted(ctx, err))}
 		}
 	}
 	return nil
@@ -135,10 +158,27 @@ func (h *handshake) dial(ctx context.Context) error {
 // socket deadline bounds it, and the registration made at StepDial makes
 // ctx's end interrupt it, without a goroutine started to watch ctx.
 func (h *handshake) tls(context.Context) error {
+	release := func() {}
+	defer func() { release() }()
 	cfg := &tls.Config{
 		ServerName: h.v.ServerName,
 		RootCAs:    h.v.Roots,
 		MinVersion: tls.VersionTLS12,
+		// Asked once per handshake (renegotiation is off): the key is
+		// decoded here and zeroed when the handshake ends.
+		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			h.certAsked = true
+			cert, rel, err := h.v.Credential.ClientCertificate()
+			release = rel
+			if err != nil {
+				return nil, err
+			}
+			if cert == nil {
+				h.certNone = true
+				return &tls.Certificate{}, nil
+			}
+			return cert, nil
+		},
 	}
 	if h.v.pinned {
 		pin := h.v.SPKIPin
@@ -157,19 +197,23 @@ func (h *handshake) tls(context.Context) error {
 	h.c.tls = tc
 	h.c.rd.c, h.c.rd.raw = tc, h.c.raw
 	if err := tc.Handshake(); err != nil {
-		return classifyTLS(err)
+		return classifyTLS(err, h.certRefused(err))
 	}
 	return nil
 }
 
-// classifyTLS maps a handshake failure onto ErrPlaintext, ErrCertificate or
-// ErrTLS, keeping the original reachable but out of the message.
-func classifyTLS(err error) error {
+// classifyTLS maps a handshake failure onto ErrPlaintext, ErrCertificate,
+// ErrClientCertificate (certRefused: the server refused the client
+// certificate, see handshake.certRefused) or ErrTLS, keeping the original
+// reachable but out of the message.
+func classifyTLS(err error, certRefused bool) error {
 	var rh tls.RecordHeaderError
 	var cv *tls.CertificateVerificationError
 	switch {
 	case isTimeout(err):
 		return err
+	case certRefused:
+		return &tlsFailure{kind: ErrClientCertificate, err: err}
 	case errors.As(err, &rh):
 		return &tlsFailure{kind: ErrPlaintext, err: err}
 	case errors.Is(err, ErrPinMismatch), errors.As(err, &cv):
@@ -185,6 +229,9 @@ func (h *handshake) readInfo(context.Context) error {
 	c.rd.p = c.p
 	f, err := c.p.Next()
 	if err != nil {
+		if h.certRefused(err) {
+			return &stepError{step: StepTLS, err: &tlsFailure{kind: ErrClientCertificate, err: err}}
+		}
 		return err
 	}
 	switch f.Op {

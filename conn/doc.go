@@ -15,7 +15,8 @@
 //   - The handshake: Dial, a straight line of named steps (StepDial,
 //     StepTLS, StepInfo, StepAuthenticate, StepConnect); the few INFO fields
 //     the connection reads (everything that could steer it elsewhere is
-//     ignored).
+//     ignored); the credential's TLS client certificate, presented when
+//     the server asks, and the server's refusal of it (clientcert.go).
 //   - Exchanges: Request, RequestBytes, RequestDelivery, Exchange, Call,
 //     Await and Reply, over the random inbox prefix and per-request reply
 //     tokens; server PINGs and INFOs met while waiting, and -ERR text mapped
@@ -116,7 +117,7 @@
 // No error carries payload bytes, broker diagnostic text or secrets: a
 // server's -ERR becomes a *ServerError holding only its ErrKind, TLS and
 // certificate failures are reported through fixed sentinels (ErrPlaintext,
-// ErrTLS, ErrCertificate) that still unwrap to the crypto/tls or x509 error
+// ErrTLS, ErrCertificate, ErrClientCertificate) that still unwrap to the crypto/tls or x509 error
 // for programmatic inspection, so is a socket refused or reset at StepDial
 // (ErrRefused, unwrapping to the errno), and every refusal of the server's bytes by
 // the parser matches ErrFraming beside the parser's own sentinel, so that

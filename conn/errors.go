@@ -43,6 +43,13 @@ var (
 	// ErrCertificate reports a server certificate that the configured roots,
 	// server name or pin do not accept.
 	ErrCertificate = errors.New("conn: server certificate not accepted")
+	// ErrClientCertificate reports a server that refused the client
+	// certificate at StepTLS: none was presented where the server requires
+	// one (verify), or the one presented is expired, revoked or not signed
+	// by an authority the server trusts. The server says only that, in a
+	// TLS alert, and says it after the handshake under TLS 1.3; Dial
+	// reports both at StepTLS. The alert stays reachable with errors.As.
+	ErrClientCertificate = errors.New("conn: client certificate refused")
 	// ErrPinMismatch reports a server certificate whose SPKI SHA-256 is not
 	// the configured pin; it is also an ErrCertificate.
 	ErrPinMismatch = errors.New("conn: server certificate pin mismatch")
@@ -266,7 +273,7 @@ func isFraming(err error) bool {
 // tlsFailure keeps crypto/tls and x509 text out of Error while leaving the
 // original error reachable through errors.As.
 type tlsFailure struct {
-	kind error // ErrPlaintext, ErrTLS or ErrCertificate
+	kind error // ErrPlaintext, ErrTLS, ErrCertificate or ErrClientCertificate
 	err  error
 }
 

@@ -28,6 +28,7 @@ const (
 var sentinels = [...]error{
 	ErrMalformed, ErrTooLarge, ErrNotUserJWT, ErrNotUserSeed, ErrMismatch,
 	ErrExpired, ErrWiped, ErrNonceRequired, ErrMalformedNonce, ErrNotMarshalable,
+	ErrCertificateKeyMismatch, ErrCertificateUsage, ErrCertificateExpired, ErrCertificateNotYetValid, ErrCertificateSet,
 }
 
 // fuzzNonce is the nonce the committed seeds sign, as 2.14.6 spells one.

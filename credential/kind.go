@@ -17,6 +17,10 @@ const (
 	KindUserPassword
 	// KindToken is an authentication token.
 	KindToken
+	// KindCertificate is a TLS client certificate chain and its private
+	// key alone (FromClientCertificate): the broker maps the certificate to
+	// a user (verify_and_map) and CONNECT carries no credential field.
+	KindCertificate
 )
 
 // String returns the kind's name.
@@ -30,6 +34,8 @@ func (k Kind) String() string {
 		return "user_password"
 	case KindToken:
 		return "token"
+	case KindCertificate:
+		return "certificate"
 	default:
 		return "Kind(" + strconv.Itoa(int(k)) + ")"
 	}

@@ -9,6 +9,18 @@ const (
 	// A default broker refuses a CONNECT line over 4 KiB anyway.
 	MaxSecretLen = 4096
 
+	// MaxCertChainBytes bounds the PEM of a client certificate chain, the
+	// leaf and its intermediates, armour included.
+	MaxCertChainBytes = 64 << 10
+
+	// MaxCertChainLen bounds the certificates of a client certificate
+	// chain, the leaf included.
+	MaxCertChainLen = 8
+
+	// MaxClientKeyBytes bounds the PEM of a client certificate's private
+	// key, armour included: an RSA 8192-bit PKCS #1 key takes about 6.4 KiB.
+	MaxClientKeyBytes = 16 << 10
+
 	// MaxNonceLen bounds the nonce Authenticate signs. nats-server 2.14.6
 	// sends 15 ASCII characters (11 random bytes, base64 RawURL).
 	MaxNonceLen = 256

@@ -18,14 +18,19 @@ func (s Secret) text() string {
 	}
 	m.mu.Lock()
 	wiped := m.wiped
+	kind := s.kind.String()
+	if m.cert != nil && s.kind != KindCertificate {
+		kind += "+certificate"
+	}
 	m.mu.Unlock()
 	if wiped {
-		return "credential.Secret(" + s.kind.String() + ", wiped)"
+		return "credential.Secret(" + kind + ", wiped)"
 	}
-	return "credential.Secret(" + s.kind.String() + ", " + redactedText + ")"
+	return "credential.Secret(" + kind + ", " + redactedText + ")"
 }
 
-// String returns a redacted description: the kind and "[redacted]".
+// String returns a redacted description: the kind ("+certificate" when a
+// client certificate is attached) and "[redacted]".
 func (s Secret) String() string { return s.text() }
 
 // GoString returns the same redacted description as String.

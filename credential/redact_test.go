@@ -2,7 +2,9 @@ package credential
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -31,6 +33,18 @@ func secretsOf(parts ...string) []string {
 		}
 	}
 	return out
+}
+
+// pemBody returns the base64 body of a PEM block, without armour or line
+// breaks.
+func pemBody(b []byte) string {
+	var body strings.Builder
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "-----") {
+			body.WriteString(line)
+		}
+	}
+	return body.String()
 }
 
 // renderings formats v every way the package promises to redact. With
@@ -83,6 +97,22 @@ func TestRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	certPEM, keyPEM := clientPair(t, newCA(t), ecKey(t), pemPKCS8)
+	certOnly, err := FromClientCertificate(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	credsCert, err := ParseCreds(u.creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := credsCert.AddClientCertificate(certPEM, keyPEM); err != nil {
+		t.Fatal(err)
+	}
+	// The key's PEM body and its DER in hex (the %x of a []byte): neither
+	// may appear.
+	keyBlock, _ := pem.Decode(keyPEM)
+	keySecrets := secretsOf(pemBody(keyPEM), hex.EncodeToString(keyBlock.Bytes))
 	for _, tc := range []struct {
 		name    string
 		s       *Secret
@@ -92,6 +122,8 @@ func TestRedaction(t *testing.T) {
 		{"nkey", nkey, secretsOf(string(u.seed), u.public)},
 		{"user_password", userPass, secretsOf("alice-user-name", "correct-horse-battery-staple")},
 		{"token", token, secretsOf("t0k3n-abcdefghijklmnop")},
+		{"certificate", certOnly, keySecrets},
+		{"creds with certificate", credsCert, append(secretsOf(u.jwt, string(u.seed), u.public), keySecrets...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := tc.s.Authenticate([]byte("0123456789abcde"))
@@ -137,6 +169,18 @@ func TestRedactedText(t *testing.T) {
 		t.Fatal(err)
 	}
 	wiped.Wipe()
+	certPEM, keyPEM := clientPair(t, newCA(t), ecKey(t), pemPKCS8)
+	certOnly, err := FromClientCertificate(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withCert, err := FromToken("tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := withCert.AddClientCertificate(certPEM, keyPEM); err != nil {
+		t.Fatal(err)
+	}
 	var nilSecret *Secret
 	for _, tc := range []struct {
 		name string
@@ -145,6 +189,8 @@ func TestRedactedText(t *testing.T) {
 	}{
 		{"secret %v", fmt.Sprintf("%v", token), "credential.Secret(token, [redacted])"},
 		{"secret %q", fmt.Sprintf("%q", token), `"credential.Secret(token, [redacted])"`},
+		{"certificate", fmt.Sprintf("%v", certOnly), "credential.Secret(certificate, [redacted])"},
+		{"token with certificate", fmt.Sprintf("%s", withCert), "credential.Secret(token+certificate, [redacted])"},
 		{"wiped", fmt.Sprintf("%+v", wiped), "credential.Secret(user_password, wiped)"},
 		{"zero", Secret{}.String(), "credential.Secret(none)"},
 		{"nil pointer", fmt.Sprintf("%v", nilSecret), "<nil>"},

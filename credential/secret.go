@@ -12,7 +12,9 @@ import (
 )
 
 // Secret is one tenant's broker secret. Construct it with ParseCreds,
-// FromNKeySeed, FromUserPassword or FromToken; the zero value and a nil
+// FromNKeySeed, FromUserPassword, FromToken or FromClientCertificate (and
+// attach a client certificate to the others with AddClientCertificate);
+// the zero value and a nil
 // *Secret behave as wiped. A Secret is safe for concurrent use.
 //
 // A Secret redacts itself in every fmt verb, in slog and in every
@@ -38,6 +40,9 @@ type material struct {
 	token   []byte // KindToken
 	public  string // user public key "U...": KindCreds, KindNKey (not secret)
 	expires time.Time
+	// cert is the TLS client certificate: KindCertificate, or attached to
+	// another kind (AddClientCertificate); nil without one.
+	cert *clientCert
 }
 
 // newSecret wraps material.
@@ -142,8 +147,9 @@ func (s *Secret) Kind() Kind {
 	return s.kind
 }
 
-// Expires returns the JWT's expiry for KindCreds, and the zero time when the
-// JWT has none or the kind carries no JWT. It stays available after Wipe.
+// Expires returns the earliest of the JWT's expiry (KindCreds) and the
+// client certificate's NotAfter (when the secret carries one), and the
+// zero time when neither has one. It stays available after Wipe.
 func (s *Secret) Expires() time.Time {
 	m := s.material()
 	if m == nil {
@@ -151,7 +157,11 @@ func (s *Secret) Expires() time.Time {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.expires
+	e := m.expires
+	if m.cert != nil && (e.IsZero() || m.cert.notAfter.Before(e)) {
+		e = m.cert.notAfter
+	}
+	return e
 }
 
 // PublicKey returns the user's public nkey ("U...") for KindCreds and
@@ -168,7 +178,9 @@ func (s *Secret) PublicKey() string {
 
 // CheckCurrent reports whether the secret can still authenticate at now:
 // ErrWiped after Wipe, ErrExpired when a JWT expiry is at or before now,
-// nil otherwise.
+// ErrCertificateNotYetValid or ErrCertificateExpired when now is before the
+// client certificate's NotBefore or at or after its NotAfter, nil
+// otherwise.
 func (s *Secret) CheckCurrent(now time.Time) error {
 	m := s.material()
 	if m == nil {
@@ -182,6 +194,9 @@ func (s *Secret) CheckCurrent(now time.Time) error {
 	if !m.expires.IsZero() && !now.Before(m.expires) {
 		return ErrExpired
 	}
+	if m.cert != nil {
+		return m.cert.checkValidity(now)
+	}
 	return nil
 }
 
@@ -190,7 +205,9 @@ func (s *Secret) CheckCurrent(now time.Time) error {
 // INFO spells it (its ASCII bytes, not their base64 decoding), with ed25519
 // and returns the signature base64 RawURL encoded; the private key derived
 // for that is zeroed before Authenticate returns. Those kinds need a nonce
-// (ErrNonceRequired); the other kinds ignore it. After Wipe, ErrWiped.
+// (ErrNonceRequired); the other kinds ignore it. KindCertificate returns an
+// empty Auth: its certificate authenticates in the TLS handshake (see
+// ClientCertificate). After Wipe, ErrWiped.
 func (s *Secret) Authenticate(nonce []byte) (Auth, error) {
 	m := s.material()
 	if m == nil {
@@ -206,6 +223,8 @@ func (s *Secret) Authenticate(nonce []byte) (Auth, error) {
 		return Auth{User: string(m.user), Pass: string(m.pass)}, nil
 	case KindToken:
 		return Auth{Token: string(m.token)}, nil
+	case KindCertificate:
+		return Auth{}, nil
 	case KindCreds, KindNKey:
 		sig, err := sign(m.seed, nonce)
 		if err != nil {
@@ -256,8 +275,9 @@ func (s *Secret) Wiped() bool {
 }
 
 // Wipe zeroes every secret byte the Secret retains and marks it wiped:
-// later Authenticate and CheckCurrent calls return ErrWiped. Kind, Expires
-// and PublicKey stay available. Wipe is idempotent.
+// later Authenticate, ClientCertificate and CheckCurrent calls return
+// ErrWiped. Kind, Expires, PublicKey and HasClientCertificate stay
+// available. Wipe is idempotent.
 func (s *Secret) Wipe() {
 	m := s.material()
 	if m == nil {
@@ -267,6 +287,9 @@ func (s *Secret) Wipe() {
 	defer m.mu.Unlock()
 	for _, b := range [][]byte{m.seed, m.jwt, m.user, m.pass, m.token} {
 		clear(b)
+	}
+	if m.cert != nil {
+		clear(m.cert.keyDER)
 	}
 	m.wiped = true
 }

@@ -22,8 +22,9 @@ func TestKindString(t *testing.T) {
 		{KindNKey, "nkey"},
 		{KindUserPassword, "user_password"},
 		{KindToken, "token"},
+		{KindCertificate, "certificate"},
 		{0, "Kind(0)"},
-		{KindToken + 1, "Kind(5)"},
+		{KindCertificate + 1, "Kind(6)"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			if got := tc.kind.String(); got != tc.want {

@@ -45,6 +45,7 @@ func TestDialFailure(t *testing.T) {
 	}{
 		{"refused", hs(conn.StepDial, conn.ErrRefused), DialRefused},
 		{"certificate", hs(conn.StepTLS, conn.ErrCertificate), DialTLS},
+		{"client certificate", hs(conn.StepTLS, conn.ErrClientCertificate), DialTLS},
 		{"plaintext", hs(conn.StepTLS, conn.ErrPlaintext), DialTLS},
 		{"tls alert", hs(conn.StepTLS, conn.ErrTLS), DialTLS},
 		{"authorization violation", hs(conn.StepConnect, &conn.ServerError{Kind: conn.KindAuthorization}), DialAuthorization},

@@ -63,7 +63,8 @@ func dialFailure(err error) DialFailure {
 	switch {
 	case errors.Is(err, conn.ErrRefused):
 		return DialRefused
-	case errors.Is(err, conn.ErrCertificate), errors.Is(err, conn.ErrPlaintext), errors.Is(err, conn.ErrTLS):
+	case errors.Is(err, conn.ErrCertificate), errors.Is(err, conn.ErrClientCertificate),
+		errors.Is(err, conn.ErrPlaintext), errors.Is(err, conn.ErrTLS):
 		return DialTLS
 	case errors.As(err, &se) && authorizationKind(se.Kind):
 		return DialAuthorization

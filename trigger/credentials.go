@@ -16,7 +16,15 @@ import (
 // configuration JSON; they come from separately protected storage.
 //
 // A Credential redacts itself: every fmt verb and slog show the tenant,
-// provider and address but never the secret, and marshalling fails.
+// provider and address but never the secret (nor a client certificate's
+// key), and marshalling fails.
+//
+// The Secret may carry a TLS client certificate
+// (credential.Secret.AddClientCertificate) presented beside the NATS
+// credential, or be that certificate alone (credential.KindCertificate);
+// the certificate is bound, checked and rotated with the secret it is
+// part of, and its validity window is checked before each use as a JWT's
+// expiry is.
 type Credential struct {
 	Tenant      string
 	ProviderID  string
@@ -29,6 +37,9 @@ func (c Credential) text() string {
 	kind := "none"
 	if c.Secret != nil {
 		kind = c.Secret.Kind().String()
+		if c.Secret.HasClientCertificate() && c.Secret.Kind() != credential.KindCertificate {
+			kind += "+certificate"
+		}
 	}
 	return "trigger.Credential{Tenant:" + strconv.QuoteToASCII(c.Tenant) +
 		" ProviderID:" + strconv.QuoteToASCII(c.ProviderID) +

@@ -39,6 +39,17 @@ import (
 // absolute, a regular file of at most MaxSecretFileBytes with no permission
 // bit for group or others. One trailing newline of a token or password file
 // is ignored. A user JWT whose expiry has passed is a violation.
+//
+// A TLS client certificate is named by two more keys: "client_cert", a
+// PEM file of the certificate chain (leaf first, at most
+// credential.MaxCertChainBytes), and "client_key", a PEM file of its
+// unencrypted private key (at most credential.MaxClientKeyBytes, no
+// permission bit for group or others), resolved as file is. Both or
+// neither. With any kind above the certificate is presented beside the
+// NATS credential; kind "certificate" (a broker with verify_and_map)
+// takes no "file": the certificate alone authenticates. A key that is not
+// the certificate's, and a certificate expired or not yet valid at now,
+// are violations.
 
 // Limits of the credentials file and the secret files it names.
 const (
@@ -60,6 +71,8 @@ const (
 	keyCredentials = "credentials"
 	keyFile        = "file"
 	keyUser        = "user"
+	keyClientCert  = "client_cert"
+	keyClientKey   = "client_key"
 )
 
 // LoadCredentials reads the credentials file at path and the secret file
@@ -227,8 +240,11 @@ var entryFields = [...]credField{
 	{"provider_id", jsontree.KindString, true},
 	{"destination", jsontree.KindObject, true},
 	{"kind", jsontree.KindString, true},
-	{keyFile, jsontree.KindString, true},
+	// file is required by every kind but certificate: see entry.
+	{keyFile, jsontree.KindString, false},
 	{keyUser, jsontree.KindString, false},
+	{keyClientCert, jsontree.KindString, false},
+	{keyClientKey, jsontree.KindString, false},
 }
 
 // destinationFields are the keys of a destination: the same keys and types
@@ -270,6 +286,9 @@ func (f *credentialsFile) object(n *jsontree.Node, path string, fields []credFie
 func (f *credentialsFile) entry(n *jsontree.Node, path, dir string, now time.Time) Credential {
 	m := f.object(n, path, entryFields[:])
 	var c Credential
+	if n.Kind != jsontree.KindObject {
+		return c
+	}
 	if v, ok := m["tenant"]; ok {
 		c.Tenant = v.Text
 	}
@@ -295,15 +314,88 @@ func (f *credentialsFile) entry(n *jsontree.Node, path, dir string, now time.Tim
 		kindOK = false
 	}
 	file, hasFile := m[keyFile]
-	if !kindOK || !hasFile {
+	certOnly := kindOK && k == credential.KindCertificate
+	switch {
+	case certOnly && hasFile:
+		f.add(jsontree.Field(path, keyFile), RuleUnknownField, Detail{Want: "is not a key of the certificate kind"}, nil)
+		kindOK = false
+	case !certOnly && !hasFile:
+		f.add(jsontree.Field(path, keyFile), RuleMissingField, Detail{}, nil)
+	}
+	certFile, hasCert := m[keyClientCert]
+	keyFileNode, hasKey := m[keyClientKey]
+	switch {
+	case hasCert && !hasKey:
+		f.add(jsontree.Field(path, keyClientKey), RuleMissingField, Detail{Want: "is required with client_cert"}, nil)
+		kindOK = false
+	case hasKey && !hasCert:
+		f.add(jsontree.Field(path, keyClientCert), RuleMissingField, Detail{Want: "is required with client_key"}, nil)
+		kindOK = false
+	case certOnly && !hasCert:
+		f.add(jsontree.Field(path, keyClientCert), RuleMissingField, Detail{Want: "is required with the certificate kind"}, nil)
+		f.add(jsontree.Field(path, keyClientKey), RuleMissingField, Detail{Want: "is required with the certificate kind"}, nil)
+		kindOK = false
+	}
+	if !kindOK || (!hasFile && !certOnly) {
 		return c
 	}
-	u := ""
-	if hasUser {
-		u = user.Text
+	if !certOnly {
+		u := ""
+		if hasUser {
+			u = user.Text
+		}
+		c.Secret = f.secret(jsontree.Field(path, keyFile), resolve(dir, file.Text), k, u, now)
+		if c.Secret == nil || !hasCert {
+			return c
+		}
 	}
-	c.Secret = f.secret(jsontree.Field(path, keyFile), resolve(dir, file.Text), k, u, now)
+	c.Secret = f.clientCert(path, resolve(dir, certFile.Text), resolve(dir, keyFileNode.Text), c.Secret, now)
 	return c
+}
+
+// clientCert reads an entry's client certificate and key files and
+// attaches them to sec, or, for nil, makes a KindCertificate secret of
+// them; nil when they cannot be used (sec is then wiped).
+func (f *credentialsFile) clientCert(path, certFile, keyFile string, sec *credential.Secret, now time.Time) *credential.Secret {
+	fail := func() *credential.Secret {
+		sec.Wipe()
+		return nil
+	}
+	certPath, keyPath := jsontree.Field(path, keyClientCert), jsontree.Field(path, keyClientKey)
+	certPEM, _, r, cause := readBounded(certFile, credential.MaxCertChainBytes)
+	if r != 0 {
+		f.add(certPath, r, fileDetail(r, credential.MaxCertChainBytes), cause)
+		return fail()
+	}
+	keyPEM, mode, r, cause := readBounded(keyFile, credential.MaxClientKeyBytes)
+	if r != 0 {
+		f.add(keyPath, r, fileDetail(r, credential.MaxClientKeyBytes), cause)
+		return fail()
+	}
+	defer clear(keyPEM)
+	if sharedMode(mode) {
+		f.add(keyPath, RuleSecretShared, Detail{}, nil)
+		return fail()
+	}
+	var err error
+	if sec == nil {
+		sec, err = credential.FromClientCertificate(certPEM, keyPEM)
+	} else {
+		err = sec.AddClientCertificate(certPEM, keyPEM)
+	}
+	switch {
+	case errors.Is(err, credential.ErrCertificateKeyMismatch):
+		f.add(keyPath, RuleClientCertKey, Detail{}, err)
+		return fail()
+	case err != nil:
+		f.add(certPath, RuleSecretMalformed, Detail{Want: "and client_key do not hold a PEM certificate chain and its unencrypted private key"}, err)
+		return fail()
+	}
+	if err := sec.CheckCurrent(now); err != nil {
+		f.add(certPath, RuleClientCertValidity, Detail{}, err)
+		return fail()
+	}
+	return sec
 }
 
 // destination decodes a destination object.
@@ -384,7 +476,7 @@ func decodeSecret(k credential.Kind, b []byte, user string) (*credential.Secret,
 
 // parseKind maps a kind name to credential.Kind.
 func parseKind(s string) (credential.Kind, bool) {
-	for _, k := range [...]credential.Kind{credential.KindCreds, credential.KindNKey, credential.KindUserPassword, credential.KindToken} {
+	for _, k := range [...]credential.Kind{credential.KindCreds, credential.KindNKey, credential.KindUserPassword, credential.KindToken, credential.KindCertificate} {
 		if k.String() == s {
 			return k, true
 		}

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/latent-systems/latent-nats/credential"
@@ -139,6 +142,21 @@ func TestCredentialRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := t.TempDir()
+	writeClientCert(t, dir, "acme", certNow.Add(-time.Hour), certNow.Add(time.Hour))
+	certPEM, err := os.ReadFile(filepath.Join(dir, "acme.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM, err := os.ReadFile(filepath.Join(dir, "acme.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddClientCertificate(certPEM, keyPEM); err != nil {
+		t.Fatal(err)
+	}
+	// Lines of the key's PEM body: none may appear.
+	keyLines := strings.Split(string(keyPEM), "\n")[1:3]
 	cred := Credential{Tenant: "acme", ProviderID: "nats-eu", Destination: c.Tenants[0].Destination, Secret: s}
 	type exported struct{ C Credential }
 	type unexported struct{ c Credential }
@@ -153,13 +171,13 @@ func TestCredentialRedaction(t *testing.T) {
 	slog.New(slog.NewTextHandler(&buf, nil)).Info("m", "cred", cred)
 	out = append(out, buf.String(), cred.String(), cred.GoString())
 	for _, r := range out {
-		for _, bad := range []string{secret, "alice-the-user", "horse-battery"} {
+		for _, bad := range append([]string{secret, "alice-the-user", "horse-battery"}, keyLines...) {
 			if strings.Contains(r, bad) {
 				t.Fatalf("rendering contains a secret: %q", r)
 			}
 		}
 	}
-	if want := `trigger.Credential{Tenant:"acme" ProviderID:"nats-eu" Address:127.0.0.1:4222 ServerName:"nats.test" Secret:user_password/[redacted]}`; cred.String() != want {
+	if want := `trigger.Credential{Tenant:"acme" ProviderID:"nats-eu" Address:127.0.0.1:4222 ServerName:"nats.test" Secret:user_password+certificate/[redacted]}`; cred.String() != want {
 		t.Errorf("String() = %q, want %q", cred.String(), want)
 	}
 	for _, v := range []any{cred, &cred, []Credential{cred}, exported{cred}} {

@@ -66,10 +66,12 @@ const (
 	RuleCredentialSecret                        // a credential without a usable secret
 	RuleUTF8                                    // invalid UTF-8 or an unpaired surrogate escape in a string
 	RuleUnreadable                              // a file cannot be opened or read, or is not a regular file
-	RuleCredentialKind                          // a credentials file's kind is not creds, nkey, user_password or token
+	RuleCredentialKind                          // a credentials file's kind is not creds, nkey, user_password, token or certificate
 	RuleSecretShared                            // a secret file with any permission bit for group or others
 	RuleSecretMalformed                         // a secret file package credential refuses
 	RuleSecretExpired                           // a secret file's user JWT whose expiry has passed
+	RuleClientCertKey                           // a client key that is not the client certificate's
+	RuleClientCertValidity                      // a client certificate expired or not yet valid
 	ruleEnd
 )
 
@@ -156,6 +158,10 @@ func (r Rule) String() string {
 		return "secret_malformed"
 	case RuleSecretExpired:
 		return "secret_expired"
+	case RuleClientCertKey:
+		return "client_key_mismatch"
+	case RuleClientCertValidity:
+		return "client_cert_not_valid"
 	default:
 		return "Rule(" + strconv.Itoa(int(r)) + ")"
 	}
@@ -250,13 +256,17 @@ func (r Rule) Detail() Detail {
 	case RuleUnreadable:
 		return Detail{Want: "cannot be opened or read, or is not a regular file"}
 	case RuleCredentialKind:
-		return Detail{Want: "is not creds, nkey, user_password or token"}
+		return Detail{Want: "is not creds, nkey, user_password, token or certificate"}
 	case RuleSecretShared:
 		return Detail{Want: "names a secret file its group or others may access", Fix: "chmod 600 the file"}
 	case RuleSecretMalformed:
 		return Detail{Want: "names a file that does not hold a usable credential of the entry's kind"}
 	case RuleSecretExpired:
 		return Detail{Want: "names a user JWT whose expiry has passed", Fix: "issue a new one"}
+	case RuleClientCertKey:
+		return Detail{Want: "names a private key that is not the client certificate's", Fix: "pair the certificate with the key it was issued for"}
+	case RuleClientCertValidity:
+		return Detail{Want: "names a client certificate that has expired or is not yet valid", Fix: "issue a new one, or check the clock"}
 	default:
 		return Detail{Want: "breaks " + r.String()}
 	}

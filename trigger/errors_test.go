@@ -52,6 +52,8 @@ func TestRules(t *testing.T) {
 		RuleSecretShared:            "secret_file_shared",
 		RuleSecretMalformed:         "secret_malformed",
 		RuleSecretExpired:           "secret_expired",
+		RuleClientCertKey:           "client_key_mismatch",
+		RuleClientCertValidity:      "client_cert_not_valid",
 	}
 	if len(want) != int(ruleEnd)-1 {
 		t.Fatalf("table lists %d rules, the enum has %d", len(want), int(ruleEnd)-1)

@@ -211,8 +211,10 @@ const (
 	DialRefused DialFailure = iota + 1
 	// DialTLS: the TLS handshake failed: a certificate the destination's
 	// roots, server name or pin do not accept (conn.ErrCertificate), a
-	// server that does not speak TLS first (conn.ErrPlaintext), or another
-	// handshake failure (conn.ErrTLS).
+	// client certificate the broker refused (none presented where one is
+	// required, an unknown authority, an expired one:
+	// conn.ErrClientCertificate), a server that does not speak TLS first
+	// (conn.ErrPlaintext), or another handshake failure (conn.ErrTLS).
 	DialTLS
 	// DialAuthorization: the broker refused the credential at CONNECT
 	// (conn.KindAuthorization, KindAuthenticationExpired,

@@ -332,7 +332,7 @@ func TestViolationMessages(t *testing.T) {
 			`credentials[0].file: unreadable: cannot be opened or read, or is not a regular file (open absent.tok: no such file or directory)`,
 		}},
 		{"unknown kind", load(func(_ *testing.T, es []credEntry) { es[0]["kind"] = "jwt" }), []string{
-			`credentials[0].kind: unknown_kind: is not creds, nkey, user_password or token`,
+			`credentials[0].kind: unknown_kind: is not creds, nkey, user_password, token or certificate`,
 		}},
 		{"secret shared", load(func(t *testing.T, es []credEntry) { writeSecret(t, ".", "acme.tok", []byte("token-of-acme"), 0o644) }), []string{
 			`credentials[0].file: secret_file_shared: names a secret file its group or others may access; chmod 600 the file`,
@@ -345,6 +345,20 @@ func TestViolationMessages(t *testing.T) {
 			es[0]["kind"], es[0]["file"] = "creds", "acme.creds"
 		}), []string{
 			`credentials[0].file: secret_expired: names a user JWT whose expiry has passed; issue a new one (credential: jwt expired)`,
+		}},
+		{"client key mismatch", load(func(t *testing.T, es []credEntry) {
+			writeClientCert(t, ".", "acme", certNow.Add(-time.Hour), certNow.Add(time.Hour))
+			writeClientCert(t, ".", "other", certNow.Add(-time.Hour), certNow.Add(time.Hour))
+			withCert(es[0], "acme")
+			es[0]["client_key"] = "other.key"
+		}), []string{
+			`credentials[0].client_key: client_key_mismatch: names a private key that is not the client certificate's; pair the certificate with the key it was issued for (credential: private key does not match the client certificate)`,
+		}},
+		{"client certificate expired", load(func(t *testing.T, es []credEntry) {
+			writeClientCert(t, ".", "acme", certNow.Add(-2*time.Hour), certNow.Add(-time.Hour))
+			withCert(es[0], "acme")
+		}), []string{
+			`credentials[0].client_cert: client_cert_not_valid: names a client certificate that has expired or is not yet valid; issue a new one, or check the clock (credential: client certificate expired)`,
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,6 +45,7 @@ func TestModuleLayers(t *testing.T) {
 		"internal/fakeserver": {nil, "a scripted TLS server for tests below conformance, standard library only"},
 		"internal/frametest":  {nil, "frames shaped like broker traffic for the parser's and the peer benchmarks"},
 		"internal/apicheck":   {[]string{"internal/pkgcheck"}, "the golden list of the exported API, read with go/parser and go/ast over pkgcheck's walk of the module"},
+		"internal/testpki":    {nil, "generated certificate authorities and client certificates for tests and the broker harness, standard library only"},
 		"internal/wittest":    {[]string{"pgregory.net/rapid", "trigger/refhost"}, "the random WIT types and values the codec's and the canonical ABI's property tests share (tests only)"},
 
 		// Test-only packages: their files beside doc.go are tests.
@@ -52,7 +53,7 @@ func TestModuleLayers(t *testing.T) {
 		"conformance": {nil, "tests against the pinned broker (tests only)"},
 
 		// Tools: above the core, which imports none of them.
-		"tools/broker":                {[]string{"acksubject", "conn", jwt, nkeys}, "runs the pinned broker with its operator and accounts; the name rules from their homes"},
+		"tools/broker":                {[]string{"acksubject", "conn", "internal/testpki", jwt, nkeys}, "runs the pinned broker with its operator and accounts, and the client CA it may require; the name rules from their homes"},
 		"tools/broker/brokertest":     {[]string{"tools/broker", "tools/broker/clustertest"}, "the broker or cluster for one test, a cluster waited on until it places"},
 		"tools/broker/clustertest":    {[]string{"conn", "credential", "tools/broker"}, "a three-node cluster for tests, waited on through conn"},
 		"tools/broker/cmd/broker":     {[]string{"tools/broker", "tools/provision", "tools/validate", "trigger"}, "the broker command; its runtime creds carry provision's grants for a configuration validate reads"},

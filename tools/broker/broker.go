@@ -95,6 +95,7 @@ func (b *Broker) prepare() error {
 		{caFile, b.pki.caPEM},
 		{certFile, b.pki.certPEM},
 		{keyFile, b.pki.keyPEM},
+		{clientCAFile, b.pki.client.PEM},
 		{operatorFile, []byte(b.identity.operatorJWT)},
 	}
 	for _, f := range files {
@@ -242,6 +243,23 @@ func (b *Broker) CAPEM() []byte { return append([]byte(nil), b.pki.caPEM...) }
 
 // CAFile returns the path of the CA certificate in PEM (inside Dir).
 func (b *Broker) CAFile() string { return filepath.Join(b.dir, caFile) }
+
+// ClientCertificates reports whether the broker requires client
+// certificates (Options.ClientCertificates).
+func (b *Broker) ClientCertificates() bool { return b.opts.ClientCertificates }
+
+// ClientCAPEM returns a copy of the client CA certificate in PEM: the one
+// authority a broker with Options.ClientCertificates trusts for client
+// certificates.
+func (b *Broker) ClientCAPEM() []byte { return append([]byte(nil), b.pki.client.PEM...) }
+
+// IssueClientCert returns a new client certificate signed by the broker's
+// client CA, with common name cn, valid from notBefore to notAfter (either
+// may be in the past: an expired certificate is a test case), and its
+// ECDSA P-256 private key (PKCS #8), both in PEM.
+func (b *Broker) IssueClientCert(cn string, notBefore, notAfter time.Time) (certPEM, keyPEM []byte, err error) {
+	return b.pki.client.IssueClient(cn, notBefore, notAfter)
+}
 
 // ConfigFile returns the path of the server's configuration (inside Dir).
 // Once the broker is ready it names the port the server listens on (and a

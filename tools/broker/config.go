@@ -11,6 +11,7 @@ const (
 	caFile       = "ca.pem"
 	certFile     = "server-cert.pem"
 	keyFile      = "server-key.pem"
+	clientCAFile = "client-ca.pem"
 	operatorFile = "operator.jwt"
 	configFile   = "nats.conf"
 	storeDir     = "jetstream"
@@ -83,6 +84,10 @@ func renderConfig(in configInput) []byte {
 	p("  cert_file: %s", join(certFile))
 	p("  key_file: %s", join(keyFile))
 	p("  handshake_first: %s", handshakeValue(o))
+	if o.ClientCertificates {
+		p("  verify: true")
+		p("  ca_file: %s", join(clientCAFile))
+	}
 	if o.TLSTimeout > 0 {
 		p("  timeout: %s", quote(o.TLSTimeout.String()))
 	}

@@ -25,6 +25,7 @@ func TestRenderConfig(t *testing.T) {
 		{"auto", Options{Handshake: HandshakeAuto}, -1, []string{`  handshake_first: "auto"`}},
 		{"fallback", Options{Handshake: HandshakeFallback, FallbackDelay: 300 * time.Millisecond}, -1, []string{`  handshake_first: "300ms"`}},
 		{"tls timeout", Options{TLSTimeout: 1500 * time.Millisecond}, -1, []string{`  timeout: "1.5s"`}},
+		{"client certificates", Options{ClientCertificates: true}, -1, []string{"  verify: true", `  ca_file: "/d/client-ca.pem"`}},
 		{"file store", Options{MaxFileStore: 1 << 20}, -1, []string{"  max_file_store: 1048576", "  max_memory_store: 268435456"}},
 		{"extra", Options{Extra: "feature_flags { js_ack_fc_v2: true }"}, -1, []string{"feature_flags { js_ack_fc_v2: true }"}},
 		{"domain", Options{JetStreamDomain: "hub"}, -1, []string{`  domain: "hub"`}},
@@ -139,5 +140,18 @@ func TestRenderClusterNode(t *testing.T) {
 	}
 	if !slices.Contains(strings.Split(single, "\n"), `server_name: "latent-broker"`) {
 		t.Errorf("a single broker's server_name is not latent-broker:\n%s", single)
+	}
+}
+
+// TestRenderNoClientVerify: without Options.ClientCertificates the tls
+// block neither requires nor names a client CA.
+func TestRenderNoClientVerify(t *testing.T) {
+	id, err := newIdentity([]string{"t1"}, AccountLimits{1, 2, 3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := string(renderConfig(configInput{dir: "/d", port: -1, opts: Options{}, identity: id}))
+	if strings.Contains(conf, "verify") || strings.Contains(conf, clientCAFile) {
+		t.Errorf("config requires client certificates:\n%s", conf)
 	}
 }

@@ -146,6 +146,12 @@ type Options struct {
 	// FallbackDelay is the delay of [HandshakeFallback], 1 ms to
 	// [MaxFallbackDelay]; it must be zero in every other mode.
 	FallbackDelay time.Duration
+	// ClientCertificates makes the client listener require a client
+	// certificate signed by the broker's client CA (`verify: true` and
+	// `ca_file` in its tls block), beside the users' JWTs: see
+	// [Broker.IssueClientCert]. Every client then needs one, also the
+	// tests' administrators.
+	ClientCertificates bool
 	// TLSTimeout is the server's TLS handshake timeout, up to
 	// [MaxTLSTimeout]; zero means the server's default (2 s).
 	TLSTimeout time.Duration

@@ -69,3 +69,51 @@ func TestPKI(t *testing.T) {
 		t.Errorf("Verify(127.0.0.1) = %v, want x509.HostnameError", err)
 	}
 }
+
+// TestClientCA: the client CA is not the server's, and the certificates
+// it issues verify against it for client authentication only.
+func TestClientCA(t *testing.T) {
+	now := time.Now()
+	p, err := newPKI("broker.latent.test", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Broker{pki: p}
+	if string(b.ClientCAPEM()) == string(p.caPEM) {
+		t.Fatal("client CA is the server CA")
+	}
+	certPEM, keyPEM, err := b.IssueClientCert("tenant-a", now.Add(-time.Minute), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatalf("key pair: %v", err)
+	}
+	cert, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := func(pemBytes []byte) *x509.CertPool {
+		p := x509.NewCertPool()
+		p.AppendCertsFromPEM(pemBytes)
+		return p
+	}
+	for _, tc := range []struct {
+		name    string
+		roots   []byte
+		usage   x509.ExtKeyUsage
+		wantErr bool
+	}{
+		{"client CA, client auth", b.ClientCAPEM(), x509.ExtKeyUsageClientAuth, false},
+		{"client CA, server auth", b.ClientCAPEM(), x509.ExtKeyUsageServerAuth, true},
+		{"server CA", p.caPEM, x509.ExtKeyUsageClientAuth, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := cert.Verify(x509.VerifyOptions{Roots: pool(tc.roots), KeyUsages: []x509.ExtKeyUsage{tc.usage}, CurrentTime: now})
+			if (err != nil) != tc.wantErr {
+				t.Errorf("Verify = %v, want error %v", err, tc.wantErr)
+			}
+		})
+	}
+}

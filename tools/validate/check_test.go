@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,26 @@ func TestCheckEveryKind(t *testing.T) {
 	defer res2.Wipe()
 	if !res2.OK() || res2.Credentials[1].Secret.Kind() != credential.KindToken {
 		t.Fatalf("token kind: violations %v", res2.Violations)
+	}
+}
+
+// TestCheckClientCertificates: a client certificate beside a creds file,
+// and one alone (kind certificate), pass and reach the secrets.
+func TestCheckClientCertificates(t *testing.T) {
+	f := newFixture(t)
+	writeClientCert(t, f.dir, "acme", testNow.Add(-time.Hour), testNow.Add(time.Hour), &f.doc.Credentials[0])
+	writeClientCert(t, f.dir, "globex", testNow.Add(-time.Hour), testNow.Add(time.Hour), &f.doc.Credentials[1])
+	f.doc.Credentials[1].Kind, f.doc.Credentials[1].File = "certificate", ""
+	f.writeCreds(t)
+	res := Check(Input{ConfigPath: f.cfgPath, CredentialsPath: f.credsPath, Now: nowFunc})
+	defer res.Wipe()
+	if !res.OK() {
+		t.Fatalf("violations: %v", res.Violations)
+	}
+	for i, want := range []credential.Kind{credential.KindCreds, credential.KindCertificate} {
+		if s := res.Credentials[i].Secret; s.Kind() != want || !s.HasClientCertificate() {
+			t.Errorf("credential %d: kind %v, certificate %v; want %v with one", i, s.Kind(), s.HasClientCertificate(), want)
+		}
 	}
 }
 
@@ -205,6 +226,31 @@ func violationCases() []violationCase {
 		{name: "secret expired", edit: func(t *testing.T, f *fixture) {
 			writeFile(t, f.dir, "acme.creds", credsFile(t, expiredAt), 0o600)
 		}, want: []brief{{creds, "credentials[0].file", "secret_expired"}}},
+
+		// The client certificate files.
+		{name: "client certificate expired", edit: func(t *testing.T, f *fixture) {
+			writeClientCert(t, f.dir, "acme", testNow.Add(-2*time.Hour), testNow.Add(-time.Hour), &f.doc.Credentials[0])
+			f.writeCreds(t)
+		}, want: []brief{{creds, "credentials[0].client_cert", "client_cert_not_valid"}}},
+		{name: "client key shared", edit: func(t *testing.T, f *fixture) {
+			writeClientCert(t, f.dir, "acme", testNow.Add(-time.Hour), testNow.Add(time.Hour), &f.doc.Credentials[0])
+			if err := os.Chmod(filepath.Join(f.dir, "acme.key"), 0o640); err != nil {
+				t.Fatal(err)
+			}
+			f.writeCreds(t)
+		}, want: []brief{{creds, "credentials[0].client_key", "secret_file_shared"}}},
+		{name: "client key of another certificate", edit: func(t *testing.T, f *fixture) {
+			writeClientCert(t, f.dir, "acme", testNow.Add(-time.Hour), testNow.Add(time.Hour), &f.doc.Credentials[0])
+			writeClientCert(t, f.dir, "other", testNow.Add(-time.Hour), testNow.Add(time.Hour), &f.doc.Credentials[1])
+			f.doc.Credentials[0].ClientKey = "other.key"
+			f.doc.Credentials[1].ClientCert, f.doc.Credentials[1].ClientKey = "", ""
+			f.writeCreds(t)
+		}, want: []brief{{creds, "credentials[0].client_key", "client_key_mismatch"}}},
+		{name: "client certificate not pem", edit: func(t *testing.T, f *fixture) {
+			writeClientCert(t, f.dir, "acme", testNow.Add(-time.Hour), testNow.Add(time.Hour), &f.doc.Credentials[0])
+			writeFile(t, f.dir, "acme.crt", []byte("not a certificate\n"), 0o644)
+			f.writeCreds(t)
+		}, want: []brief{{creds, "credentials[0].client_cert", "secret_malformed"}}},
 
 		// Matching credentials to tenants.
 		{name: "unknown tenant", edit: func(t *testing.T, f *fixture) {

@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nkeys"
 
+	"github.com/latent-systems/latent-nats/internal/testpki"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -169,8 +170,28 @@ type credEntry struct {
 	ProviderID  string              `json:"provider_id"`
 	Destination trigger.Destination `json:"destination"`
 	Kind        string              `json:"kind"`
-	File        string              `json:"file"`
+	File        string              `json:"file,omitempty"`
 	User        string              `json:"user,omitempty"`
+	ClientCert  string              `json:"client_cert,omitempty"`
+	ClientKey   string              `json:"client_key,omitempty"`
+}
+
+// writeClientCert writes a client certificate of a fresh CA valid from
+// from to to as dir/<name>.crt (0644) and its key as dir/<name>.key
+// (0600), and names them in entry e.
+func writeClientCert(t testing.TB, dir, name string, from, to time.Time, e *credEntry) {
+	t.Helper()
+	ca, err := testpki.NewCA("validate test CA", from.Add(-time.Hour), to.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err := ca.IssueClient(name, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, name+".crt", certPEM, 0o644)
+	writeFile(t, dir, name+".key", keyPEM, 0o600)
+	e.ClientCert, e.ClientKey = name+".crt", name+".key"
 }
 
 // credsDoc is a credentials file as tests write it.

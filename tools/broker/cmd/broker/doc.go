@@ -14,6 +14,11 @@
 // server name, and prints each node's name, pid, client address and HTTP
 // monitor once a meta leader is elected.
 //
+// -client-certs makes the broker require client certificates (`verify:
+// true`) of a generated client CA and writes one per tenant,
+// <tenant>-client.crt and <tenant>-client.key, beside the creds files:
+// name them as client_cert and client_key in a credentials file.
+//
 // -sync sets JetStream's sync_interval ("always" or a duration) and
 // -lame-duck-grace the grace period of lame duck mode, which
 // `kill -USR2 <pid>` starts (see broker.Options).

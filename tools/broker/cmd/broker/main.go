@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -214,11 +215,15 @@ func parseOptions(args []string, stderr io.Writer) (command, error) {
 	verbose := fs.Bool("v", false, "copy the server log to stderr")
 	runtimeConfig := fs.String("runtime-creds", "", "trigger configuration JSON: write each tenant's runtime .creds with exactly provision's grants, again at each SIGHUP")
 	out := fs.String("out", "", "directory of the -runtime-creds files (default: the broker's directory, removed at Ctrl-C)")
+	clientCerts := fs.Bool("client-certs", false, "require client certificates (verify: true) of a generated client CA, and write one per tenant")
 	if err := fs.Parse(args); err != nil {
 		return command{}, err
 	}
 	if *out != "" && *runtimeConfig == "" {
 		return command{}, errors.New("broker: -out needs -runtime-creds")
+	}
+	if *clientCerts && *nodes != 0 {
+		return command{}, errors.New("broker: -client-certs is for one broker, not -cluster")
 	}
 	opts := broker.Options{
 		Tenants:             strings.Split(*tenants, ","),
@@ -226,6 +231,7 @@ func parseOptions(args []string, stderr io.Writer) (command, error) {
 		SyncInterval:        *syncInterval,
 		LameDuckGracePeriod: *lameDuckGrace,
 		Extra:               *extra,
+		ClientCertificates:  *clientCerts,
 	}
 	if *ackV2 {
 		opts.Extra += "\nfeature_flags { js_ack_fc_v2: true }\n"
@@ -283,11 +289,44 @@ func describe(w io.Writer, b *broker.Broker) error {
 		return err
 	}
 	fmt.Fprintf(w, "  system account %s, creds %s\n", sys.Account, path)
+	certArgs := ""
+	if b.ClientCertificates() {
+		cert, key, err := writeClientCerts(w, b)
+		if err != nil {
+			return err
+		}
+		certArgs = " -cert " + cert + " -key " + key
+	}
 	fmt.Fprintf(w, "try (TLS first, then type CONNECT/PING by hand):\n")
-	fmt.Fprintf(w, "  openssl s_client -quiet -connect %s -servername %s -verify_hostname %s -CAfile %s\n",
-		addr, b.ServerName(), b.ServerName(), b.CAFile())
+	fmt.Fprintf(w, "  openssl s_client -quiet -connect %s -servername %s -verify_hostname %s -CAfile %s%s\n",
+		addr, b.ServerName(), b.ServerName(), b.CAFile(), certArgs)
 	fmt.Fprintf(w, "Ctrl-C stops the broker and removes every file above.\n")
 	return nil
+}
+
+// writeClientCerts writes a client certificate of the broker's client CA
+// and its key for each tenant (<tenant>-client.crt, .key, mode 0600, in
+// the broker's directory, valid for broker.CertValidity), prints them, and
+// returns the last pair's paths.
+func writeClientCerts(w io.Writer, b *broker.Broker) (cert, key string, err error) {
+	now := time.Now()
+	for _, tenant := range b.Tenants() {
+		certPEM, keyPEM, err := b.IssueClientCert(tenant, now.Add(-time.Hour), now.Add(broker.CertValidity))
+		if err != nil {
+			return "", "", err
+		}
+		cert, key = filepath.Join(b.Dir(), tenant+"-client.crt"), filepath.Join(b.Dir(), tenant+"-client.key")
+		err = os.WriteFile(cert, certPEM, 0o600)
+		if err == nil {
+			err = os.WriteFile(key, keyPEM, 0o600)
+		}
+		clear(keyPEM)
+		if err != nil {
+			return "", "", fmt.Errorf("broker: writing client certificate: %w", err)
+		}
+		fmt.Fprintf(w, "  tenant %s: client certificate %s, key %s (the broker requires one: client_cert, client_key in a credentials file)\n", tenant, cert, key)
+	}
+	return cert, key, nil
 }
 
 // describeCluster writes credential files and prints how to reach each

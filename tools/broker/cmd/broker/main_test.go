@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/credential"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 )
@@ -73,6 +75,8 @@ func TestParseOptions(t *testing.T) {
 		{"runtime creds into a directory", []string{"-runtime-creds", "trigger.json", "-out", "creds"},
 			command{opts: base, runtime: runtimeCreds{config: "trigger.json", out: "creds"}}, false},
 		{"out without runtime creds", []string{"-out", "creds"}, command{}, true},
+		{"client certificates", []string{"-client-certs"}, command{opts: with(func(o *broker.Options) { o.ClientCertificates = true })}, false},
+		{"client certificates of a cluster", []string{"-client-certs", "-cluster", "3"}, command{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseOptions(tc.args, io.Discard)
@@ -226,5 +230,64 @@ func TestDescribeClusterWritesCreds(t *testing.T) {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("output lacks %q", w)
 		}
+	}
+}
+
+// TestDescribeWritesClientCerts: with -client-certs the command writes a
+// client certificate and key per tenant, and a tenant's admin user dials
+// the broker with its pair (the broker refuses a dial without one).
+func TestDescribeWritesClientCerts(t *testing.T) {
+	b := brokertest.Start(t, broker.Options{Tenants: []string{"demo"}, ClientCertificates: true})
+	var out bytes.Buffer
+	if err := describe(&out, b); err != nil {
+		t.Fatal(err)
+	}
+	var pems [2][]byte
+	for i, name := range []string{"demo-client.crt", "demo-client.key"} {
+		path := filepath.Join(b.Dir(), name)
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if st.Mode().Perm() != 0o600 || !strings.Contains(out.String(), path) {
+			t.Errorf("%s: mode %v, printed %v", name, st.Mode().Perm(), strings.Contains(out.String(), path))
+		}
+		if pems[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin, err := b.Admin("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(withCert bool) error {
+		file, err := admin.File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, err := credential.ParseCreds(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer secret.Wipe()
+		if withCert {
+			if err := secret.AddClientCertificate(pems[0], pems[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		c, err := conn.Dial(ctx, conn.Config{Addr: b.Addr(), AllowNonPublic: b.Addr().Addr(),
+			ServerName: b.ServerName(), Roots: b.RootCAs(), Credential: secret})
+		if err == nil {
+			_ = c.Close()
+		}
+		return err
+	}
+	if err := dial(true); err != nil {
+		t.Errorf("dial with the written pair: %v", err)
+	}
+	if err := dial(false); !errors.Is(err, conn.ErrClientCertificate) {
+		t.Errorf("dial without a certificate: %v, want ErrClientCertificate", err)
 	}
 }
