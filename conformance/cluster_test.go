@@ -59,8 +59,12 @@ func TestPullInspectReplicated(t *testing.T) {
 
 	perms := derive(t, bind)
 	var pullers []*puller
-	for _, node := range c.Nodes() {
-		pullers = append(pullers, newPuller(t, node, bind, perms, pull.Options{}))
+	for i, node := range c.Nodes() {
+		p := newPuller(t, node, bind, perms, pull.Options{})
+		if !p.c.Clustered() {
+			t.Errorf("node %d: Clustered = false: its INFO names the cluster", i)
+		}
+		pullers = append(pullers, p)
 	}
 	inspectAll := func(when string) {
 		t.Helper()

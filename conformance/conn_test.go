@@ -99,8 +99,8 @@ func TestConnHandshakeFirst(t *testing.T) {
 
 	t.Run("request $JS.API.INFO with a tenant user's creds", func(t *testing.T) {
 		c := connDial(t, connConfig(t, b, connMintUser(t, b, connTenantUser)))
-		if !c.JetStream() || c.LameDuck() {
-			t.Errorf("JetStream = %v, LameDuck = %v; want true, false", c.JetStream(), c.LameDuck())
+		if !c.JetStream() || c.LameDuck() || c.Clustered() {
+			t.Errorf("JetStream = %v, LameDuck = %v, Clustered = %v; want true, false, false", c.JetStream(), c.LameDuck(), c.Clustered())
 		}
 		for i := range 3 {
 			r, err := connRequest(t, c, "$JS.API.INFO")

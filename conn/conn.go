@@ -28,6 +28,7 @@ type Conn struct {
 	maxPayload int // Config.MaxPayload, message bytes of a request or reply
 	serverMax  int // INFO max_payload: header block and payload of a publish
 	jetStream  bool
+	clustered  bool
 	lameDuck   bool
 	closed     bool
 	// answered is set when the last request got its answer, for Await;
@@ -75,6 +76,13 @@ func (c *Conn) LameDuck() bool { return c.lameDuck }
 
 // JetStream reports whether the server's INFO announced JetStream.
 func (c *Conn) JetStream() bool { return c.jetStream }
+
+// Clustered reports whether the server's first INFO named a cluster
+// ("cluster"): nats-server 2.14.6 names one whenever it has a cluster
+// block (server.go, NewServer), so its JetStream assets are replicated
+// groups whose consumer info comes from their leader (pull.Pending.Leader
+// reads it).
+func (c *Conn) Clustered() bool { return c.clustered }
 
 // MaxPayload is the largest request payload accepted: Config.MaxPayload,
 // further capped by the server's max_payload.

@@ -248,6 +248,7 @@ func (h *handshake) readInfo(context.Context) error {
 	h.info = si
 	c.lameDuck = si.LameDuck
 	c.jetStream = si.JetStream
+	c.clustered = si.Cluster != ""
 	c.serverMax = int(min(si.MaxPayload, int64(MaxPayloadLimit)+wire.MaxOutboundHeader))
 	return nil
 }

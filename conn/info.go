@@ -16,6 +16,7 @@ type serverInfo struct {
 	MaxPayload  int64  `json:"max_payload"`
 	Nonce       string `json:"nonce"`
 	JetStream   bool   `json:"jetstream"`
+	Cluster     string `json:"cluster"`
 	LameDuck    bool   `json:"ldm"`
 	ConnectInfo bool   `json:"connect_info"`
 }

@@ -20,6 +20,8 @@ func TestParseInfo(t *testing.T) {
 		{"broker 2.14.6",
 			`{"server_id":"N","version":"2.14.6","proto":1,"host":"0.0.0.0","port":4222,"headers":true,"auth_required":true,"tls_required":true,"max_payload":1048576,"jetstream":true,"client_id":5,"nonce":"abcDEF012-_xyz9","api_lvl":4}`,
 			serverInfo{Proto: 1, Version: "2.14.6", Headers: true, MaxPayload: 1048576, Nonce: "abcDEF012-_xyz9", JetStream: true}, nil},
+		{"a node of a cluster", `{"proto":1,"headers":true,"max_payload":10,"cluster":"latent-cluster","cluster_dynamic":false}`,
+			serverInfo{Proto: 1, Headers: true, MaxPayload: 10, Cluster: "latent-cluster"}, nil},
 		{"lame duck", `{"proto":1,"headers":true,"max_payload":10,"ldm":true}`,
 			serverInfo{Proto: 1, Headers: true, MaxPayload: 10, LameDuck: true}, nil},
 		{"connect_urls ignored", `{"proto":1,"headers":true,"max_payload":10,"connect_urls":["8.8.8.8:4222"],"host":"evil.example"}`,

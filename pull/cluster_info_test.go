@@ -164,3 +164,43 @@ func TestConsumerInfoLeader(t *testing.T) {
 		})
 	}
 }
+
+// clusteredRequester is a fakeRequester whose server announced a cluster
+// in its INFO, as *conn.Conn's Clustered reports it.
+type clusteredRequester struct{ *fakeRequester }
+
+func (clusteredRequester) Clustered() bool { return true }
+
+// TestInspectClusteredReplica: a reply without "cluster" state is the
+// leader's view from a server outside a cluster, and not from a server in
+// one: there it is a replica that has not started the consumer's group
+// (a restarted node, recovering), answering at once with zero counters
+// (nats-server 2.14.6 jsConsumerInfoRequest). A clustered server's reply
+// that names the leader is the leader's.
+func TestInspectClusteredReplica(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		clustered bool
+		body      string
+		want      bool
+	}{
+		{"outside a cluster, no cluster state", false, matchingInfo, true},
+		{"in a cluster, no cluster state", true, matchingInfo, false},
+		{"in a cluster, the leader named", true, replicatedInfo, true},
+		{"in a cluster, no leader named", true, strings.Replace(replicatedInfo, `"leader":"latent-node-2",`, ``, 1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r Requester = &fakeRequester{reply: infoReply(tc.body)}
+			if tc.clustered {
+				r = clusteredRequester{r.(*fakeRequester)}
+			}
+			p, err := newTestConsumer(t, &fakeClock{}).Inspect(t.Context(), r)
+			if err != nil && !errors.Is(err, ErrProfileMismatch) {
+				t.Fatal(err)
+			}
+			if p.Leader != tc.want {
+				t.Errorf("Leader = %v, want %v", p.Leader, tc.want)
+			}
+		})
+	}
+}

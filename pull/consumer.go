@@ -30,6 +30,15 @@ type Requester interface {
 	Exchange(ctx context.Context, deadline time.Time, call conn.Call) (conn.Reply, error)
 }
 
+// clusterReporter is what Inspect asks of a Requester that can tell
+// whether its server is in a cluster (*conn.Conn's Clustered): a reply
+// of such a server without "cluster" state is not the consumer leader's
+// (see Pending.Leader). A Requester without the method is taken as a
+// server outside a cluster.
+type clusterReporter interface {
+	Clustered() bool
+}
+
 // Follower is a Requester that can also read one more message answering
 // the request it answered last (conn.Conn's Await). Next uses it when the
 // first reply to a pull is "409 Batch Completed": nats-server 2.14.6 sends
@@ -185,6 +194,9 @@ func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
 	}
 	if ci.apiErr {
 		return Pending{}, ci.infoError()
+	}
+	if cr, ok := r.(clusterReporter); ok && cr.Clustered() && !ci.clustered {
+		ci.pending.Leader = false
 	}
 	if ms := checkProfile(&c.b, &ci); ms != nil {
 		return ci.pending, &ProfileError{Mismatches: ms}

@@ -39,14 +39,18 @@ type Pending struct {
 	// NumWaiting counts pull requests waiting in the consumer's queue.
 	NumWaiting int
 	// Leader reports that the reply is the consumer leader's view: its
-	// "cluster" state names a leader, or it has no "cluster" state (a
-	// server outside a cluster, which holds the one copy). In a cluster
-	// nats-server 2.14.6 lets only the consumer's leader answer consumer
-	// info once it has one (jsConsumerInfoRequest); a replica answers only
-	// while a new consumer elects its first leader, with its own counters
-	// and "cluster" state that names no leader (Leader false), or before
-	// it started the consumer at all, with zero counters and no "cluster"
-	// state, which a reply cannot tell from a server outside a cluster.
+	// "cluster" state names a leader, or it has no "cluster" state and
+	// the Requester's server is outside a cluster (it holds the one copy).
+	// In a cluster nats-server 2.14.6 lets only the consumer's leader
+	// answer consumer info once it has one (jsConsumerInfoRequest); a
+	// replica answers only while a new consumer elects its first leader,
+	// with its own counters and "cluster" state that names no leader
+	// (Leader false), or before it started the consumer's group at all
+	// (a node just restarted, still recovering), at once, with zero
+	// counters and no "cluster" state: its reply races the leader's, and
+	// the first one answers the request. A reply cannot tell that from a
+	// server outside a cluster; the Requester can (*conn.Conn's
+	// Clustered), and Inspect clears Leader for it.
 	Leader bool
 }
 

@@ -106,3 +106,22 @@ func TestConsumerStatePerBinding(t *testing.T) {
 		}
 	})
 }
+
+// TestReplicaEmptyIsPulled: a consumer-info reply that is not the
+// consumer leader's view (pull.Pending.Leader false: a restarted cluster
+// node that has not started the consumer's group answers with zero
+// counters, racing the leader) does not prove the consumer empty; the
+// visit pulls, and the pull delivers the event the leader holds. The
+// leader's own empty view ends the visit after consumer info.
+func TestReplicaEmptyIsPulled(t *testing.T) {
+	r := newRig(t, rtConfig(t, 1), PoolLimits{})
+	r.net.publish(0, `[]`)
+	r.net.counters = func(int, pull.Pending) pull.Pending { return pull.Pending{} } // a replica's zeros
+	if rep := r.step(t); rep.Result != ResultDelivered || r.mon.Snapshot().Totals.Empty != 0 {
+		t.Errorf("visit after a replica's empty reply: %v, %d empty; want the event delivered", rep.Result, r.mon.Snapshot().Totals.Empty)
+	}
+	r.net.counters = nil
+	if rep := r.step(t); rep.Result != ResultEmpty || r.mon.Snapshot().Totals.EmptyPulls != 0 {
+		t.Errorf("visit after the leader's empty reply: %v, %d empty pulls; want empty by consumer info", rep.Result, r.mon.Snapshot().Totals.EmptyPulls)
+	}
+}

@@ -421,6 +421,12 @@ func (v *visit) connect() bool {
 // delivery the runtime does not know of (one it lost to a failed pull, or
 // one from before this installation) is pulled for as before.
 //
+// Only the consumer leader's view proves a consumer empty: a replica of a
+// cluster node that has not started the consumer's group yet (restarted,
+// recovering) answers at once with zero counters, racing the leader
+// (pull.Pending.Leader). Such a reply is pulled past: the pull reaches
+// the leader, and the visit ends as the pull does.
+//
 // A reply that decoded, whatever the check said of it, is the visit's
 // ConsumerState.
 func (v *visit) inspect() bool {
@@ -435,7 +441,7 @@ func (v *visit) inspect() bool {
 			Redelivered: pend.NumRedelivered, Waiting: pend.NumWaiting, Leader: pend.Leader}
 	}
 	switch {
-	case err == nil && pend.Empty():
+	case err == nil && pend.Empty() && pend.Leader:
 		v.r.Result = ResultEmpty
 		v.empty = emptyByInfo
 		return false
