@@ -12,6 +12,8 @@
 #                make soak-cluster
 #   make soak-cluster  the slow cluster scenarios (kills, rolling restart:
 #                elections of 4-9 s each) against three pinned brokers
+#   make fairness-cluster  eight bindings while one consumer's leader is
+#                paused for 10 s (docs/BENCHMARKS.md), about a minute
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make bench   the benchmarks (see docs/BENCHMARKS.md)
 #   make broker  build the pinned nats-server into .cache/
@@ -41,7 +43,7 @@ COMPAT_VERSIONS ?= 2.14.10 2.15.3
 COMPAT_RUN      ?= .
 SERVER_MODULE   := github.com/nats-io/nats-server/v2
 
-.PHONY: test lint unit conformance soak soak-cluster fuzz bench broker demo demo-build compat guests clean
+.PHONY: test lint unit conformance soak soak-cluster fairness-cluster fuzz bench broker demo demo-build compat guests clean
 
 test: lint broker unit
 
@@ -62,7 +64,7 @@ $(BROKER): go.mod go.sum
 	$(GO) build -o $@ github.com/nats-io/nats-server/v2
 
 unit:
-	$(GO) test -race -count=1 -timeout 12m -skip '^TestClusterSoak' ./...
+	$(GO) test -race -count=1 -timeout 12m -skip '^TestClusterSoak|^TestClusterFairness' ./...
 	# conn's fake-server tests again over the thread socket (the opt-in
 	# Config.ThreadSocket on Linux)
 	$(GO) test -race -count=1 -timeout 5m ./conn -args -thread-socket
@@ -76,6 +78,9 @@ soak: broker
 
 soak-cluster: broker
 	$(GO) test -race -count=1 -timeout 20m -run '^TestClusterSoak' -v ./conformance/
+
+fairness-cluster: broker
+	$(GO) test -race -count=1 -timeout 10m -run '^TestClusterFairness$$' -v ./conformance/
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
