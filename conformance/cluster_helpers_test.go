@@ -309,9 +309,11 @@ func longestGap(h *procHost, from, k int, since time.Time) time.Duration {
 // no responders while a consumer has no leader (reported as a missing
 // consumer), a JetStream API error from a node without a current leader,
 // 409 Leadership Change or Server Shutdown, an acknowledgement without a
-// receipt, and a pull refused while another waits.
+// receipt, a pull refused while another waits, and the backoff of a
+// binding whose consumer left a request unanswered.
 var clusterClasses = []trigger.ErrorClass{
 	trigger.ClassDialBackoff,
+	trigger.ClassBindingBackoff,
 	trigger.ClassDial,
 	trigger.ClassConnection,
 	trigger.ClassConsumerMissing,
@@ -366,14 +368,21 @@ func checkClasses(t *testing.T, seen map[trigger.ErrorClass]int) {
 // the case to settle and returns the ledger's verdict.
 func (ce *clusterEnv) settleVerdict(t *testing.T) (ledger.Verdict, time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), clusterSettle)
+	return ce.settleVerdictWithin(t, clusterSettle)
+}
+
+// settleVerdictWithin is settleVerdict with its own bound, for a case
+// that leaves a backlog to drain.
+func (ce *clusterEnv) settleVerdictWithin(t *testing.T, within time.Duration) (ledger.Verdict, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), within)
 	defer cancel()
 	views, took, err := ce.led.WaitSettled(ctx, faultTick, func(ctx context.Context, id string) (ledger.ConsumerView, error) {
 		return ce.consumerView(t, ctx, id)
 	})
 	v := ce.led.Verdict(views)
 	if err != nil {
-		t.Fatalf("consumers not settled within %v: %v\n%s", clusterSettle, err, v)
+		t.Fatalf("consumers not settled within %v: %v\n%s", within, err, v)
 	}
 	t.Logf("settled in %v: %s", took, v)
 	return v, took
