@@ -14,8 +14,8 @@ import (
 // The fairness scenario's figures (docs/BENCHMARKS.md, Fairness under a
 // paused consumer leader).
 const (
-	// fairTenants is the number of bindings, one per tenant.
-	fairTenants = 8
+	// fairBindings is the number of bindings.
+	fairBindings = 8
 	// fairTimeout is every binding's operation timeout.
 	fairTimeout = 5 * time.Second
 	// fairPause is how long the faulted binding's consumer leader is
@@ -32,38 +32,55 @@ const (
 	fairMaxDials = 2
 )
 
-// TestClusterFairness: eight bindings (one per tenant, each with a
-// backlog, every runtime connection pinned to node 0) on a three-node
-// cluster with a 5 s operation timeout; binding 0's stream and consumer
-// leaders are moved to node 1 and every other binding's to node 0, then
+// TestClusterFairness: eight bindings, each with a backlog, on a
+// three-node cluster with a 5 s operation timeout, every runtime
+// connection pinned to node 0: one binding per tenant, and four per tenant
+// (two tenants: the faulted binding shares its tenant's connection with
+// three healthy ones). Binding 0's consumer leader is moved to node 1 and
+// every other binding's consumer and stream leaders to node 0 (with one
+// binding per tenant, binding 0's stream leader goes to node 1 too), then
 // node 1 is paused (SIGSTOP) for 10 s. Binding 0's visits go unanswered:
 // the request's deadline keeps the connection (conn.Config.KeepUnanswered)
 // and the binding is backed off, so each other binding keeps at least half
 // of the verified acknowledgements it made in the 10 s before the pause,
 // at most two dials are made during the pause, and the ledger finds
 // nothing lost and no re-execution after a verified acknowledgement.
-// Opt-in (make fairness-cluster): a cluster, eight R3 tenants and two
-// 10 s windows take about a minute.
+// Opt-in (make fairness-cluster): each layout, a cluster and three 10 s
+// windows take one to three minutes.
 func TestClusterFairness(t *testing.T) {
-	tenants := make([]string, fairTenants)
-	pins := make([]int, fairTenants)
+	for _, perTenant := range []int{1, 4} {
+		t.Run(fmt.Sprintf("%d per tenant", perTenant), func(t *testing.T) { clusterFairness(t, perTenant) })
+	}
+}
+
+// clusterFairness runs TestClusterFairness with perTenant bindings per
+// tenant.
+func clusterFairness(t *testing.T, perTenant int) {
+	n := fairBindings / perTenant
+	tenants := make([]string, n)
+	pins := make([]int, n)
+	per := make([]int, n)
 	for k := range tenants {
 		tenants[k] = fmt.Sprintf("fair%d", k)
+		per[k] = perTenant
 	}
 	c := brokertest.StartCluster(t, broker.Options{Tenants: tenants}, broker.DefaultClusterSize)
-	ce := clusterInstall(t, c, clusterSpec{tenants: tenants, pins: pins, admin: 2, binding: func(_ int, b *trigger.Binding) {
+	ce := clusterInstall(t, c, clusterSpec{tenants: tenants, pins: pins, admin: 2, perTenant: per, binding: func(_ int, b *trigger.Binding) {
 		b.OperationTimeoutMS = int(fairTimeout / time.Millisecond)
 		b.AckWaitMS = int((fairTimeout + 2*time.Second) / time.Millisecond)
 		b.MaxDeliver = 5
 	}})
 	faulted := c.Node(1)
-	ce.moveLeaders(t, 0, faulted)
-	for k := 1; k < fairTenants; k++ {
-		ce.moveLeaders(t, k, c.Node(0))
-	}
+	// Binding 0 first: its siblings' moves take their tenant's stream
+	// leader back to node 0.
+	ce.moveLeadersOf(t, 0, 0, faulted)
 	var pubs []*clusterPublisher
-	for k := range tenants {
-		pubs = append(pubs, ce.startPublisher(t, t.Context(), k, fairBacklog, time.Millisecond))
+	for b := range fairBindings {
+		k, i := b/perTenant, b%perTenant
+		if b > 0 {
+			ce.moveLeadersOf(t, k, b, c.Node(0))
+		}
+		pubs = append(pubs, ce.startBindingPublisher(t, t.Context(), k, b, i, fairBacklog, time.Millisecond))
 	}
 	for _, p := range pubs {
 		p.wait(t)
@@ -95,8 +112,10 @@ func TestClusterFairness(t *testing.T) {
 	unfaulted := ackCounts(h.reports(before)[:pausedAt-before])
 	paused := ackCounts(h.reports(pausedAt)[:resumedAt-pausedAt])
 	resumed := ackCounts(h.reports(resumedAt)[:recoveredAt-resumedAt])
-	stall := longestStep(h.reports(pausedAt)[:resumedAt-pausedAt])
-	stallAfter := longestStep(h.reports(resumedAt)[:recoveredAt-resumedAt])
+	// From the last report before each window, so that a step in flight
+	// when the window began counts.
+	stall := longestStep(h.reports(pausedAt - 1)[:resumedAt-pausedAt+1])
+	stallAfter := longestStep(h.reports(resumedAt - 1)[:recoveredAt-resumedAt+1])
 	classesAfter := classCounts(h, resumedAt, -1)
 	classes := classCounts(h, pausedAt, -1)
 	for c, n := range classesAfter {
@@ -115,14 +134,14 @@ func TestClusterFairness(t *testing.T) {
 		}
 	}
 	rate := float64(sum(unfaulted)) / fairPause.Seconds()
-	left := time.Duration(float64(fairTenants*fairBacklog-drained) / max(rate, 1) * 2 * float64(time.Second))
+	left := time.Duration(float64(fairBindings*fairBacklog-drained) / max(rate, 1) * 2 * float64(time.Second))
 	v, took := ce.settleVerdictWithin(t, clusterSettle+left)
 	if err := run.stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	checkVerdict(t, v, true)
 	least, leastAfter := math.Inf(1), math.Inf(1)
-	for k := 1; k < fairTenants; k++ {
+	for k := 1; k < fairBindings; k++ {
 		share := float64(paused[k]) / float64(max(unfaulted[k], 1))
 		after := float64(resumed[k]) / float64(max(unfaulted[k], 1))
 		least, leastAfter = min(least, share), min(leastAfter, after)
@@ -146,18 +165,17 @@ func TestClusterFairness(t *testing.T) {
 	}
 }
 
-// ackCounts counts the verified acknowledgements of each tenant's one
-// binding among reports.
+// ackCounts counts the verified acknowledgements of each binding among
+// reports.
 func ackCounts(reports []procReport) map[int]int {
 	out := make(map[int]int)
 	for _, r := range reports {
 		if verifiedAck(r.Report) {
-			out[tenantOf(r.Report)]++
+			out[r.Report.Binding]++
 		}
 	}
 	return out
 }
-
 
 // longestStep returns the longest time between two consecutive reports:
 // the longest the owner's loop spent on one step.
