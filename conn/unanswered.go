@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -61,8 +62,8 @@ func lateReply(c *Conn, sid, subject []byte) bool {
 // there), so the parser is reset and the reply subject remembered as
 // given up. Otherwise the connection is closed as before.
 func (c *Conn) giveUp(ctx context.Context, err error, seq uint64, delivery bool) error {
-	if !c.keepUnanswered || delivery || !isTimeout(err) || c.p.Buffered() != 0 ||
-		(ctx.Err() != nil && ctx.Err() != context.DeadlineExceeded) {
+	if cerr := ctx.Err(); !c.keepUnanswered || delivery || !isTimeout(err) || c.p.Buffered() != 0 ||
+		(cerr != nil && !errors.Is(cerr, context.DeadlineExceeded)) {
 		return c.failCtx(ctx, err)
 	}
 	c.p.Reset(&c.rd)
