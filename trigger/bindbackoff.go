@@ -34,7 +34,8 @@ type bindingBackoff struct {
 func (b *bindingBackoff) due(now time.Time) bool { return !now.Before(b.retryAt) }
 
 // unanswered reports an exchange error that says the consumer did not
-// answer or has no leader to answer: the deadline passed (the connection
+// answer or has no leader to answer (a pull's reply says so by its Kind:
+// leadership change, server shutdown, no responders): the deadline passed (the connection
 // kept or not), nothing answers on its subjects, or the cluster says the
 // consumer's group has no leader (a 503 API error, nats-server 2.14.6
 // JSClusterNotAvailError).

@@ -117,3 +117,33 @@ func TestUnanswered(t *testing.T) {
 		})
 	}
 }
+
+// TestBindingBackoffByPullReply: a pull answered "no responders" (503),
+// "leadership change" or "server shutdown" (409) backs its binding off, so
+// its next visit is a skip without network; any other reply does not.
+func TestBindingBackoffByPullReply(t *testing.T) {
+	for _, tc := range []struct {
+		kind pull.Kind
+		want bool
+	}{
+		{pull.KindNoResponders, true},
+		{pull.KindLeadershipChange, true},
+		{pull.KindServerShutdown, true},
+		{pull.KindNoMessages, false},
+		{pull.KindRequestsPending, false},
+		{pull.KindMessageTooLarge, false},
+	} {
+		t.Run(tc.kind.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, rtConfig(t, 1), PoolLimits{})
+				r.net.publish(0, `[]`)
+				r.net.nextReply = func(int) (pull.Kind, bool, error) { return tc.kind, true, nil }
+				r.step(t)
+				rep := r.step(t)
+				if got := rep.Error == ClassBindingBackoff; got != tc.want {
+					t.Errorf("visit after a pull answered %v: %+v, want a binding backoff skip %v", tc.kind, rep, tc.want)
+				}
+			})
+		})
+	}
+}

@@ -477,7 +477,7 @@ func (v *visit) pull() bool {
 		v.unanswered = unanswered(err)
 		return v.failed(err)
 	}
-	v.unanswered = got.kind.Class() == pull.ClassUnavailable
+	v.unanswered = got.kind.Class() == pull.ClassUnavailable || got.kind == pull.KindNoResponders
 	switch got.kind.Class() {
 	case pull.ClassMessage:
 	case pull.ClassEmpty:
