@@ -13,6 +13,8 @@
 #   make soak-cluster  the slow cluster scenarios (kills, rolling restart:
 #                elections of 4-9 s each) against three pinned brokers, and
 #                random node faults for CLUSTER_SOAK (default 45s)
+#   make fairness-cluster  eight bindings while one consumer's leader is
+#                paused for 10 s (docs/BENCHMARKS.md), about a minute
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make bench   the benchmarks (see docs/BENCHMARKS.md)
 #   make broker  build the pinned nats-server into .cache/
@@ -51,7 +53,7 @@ COMPAT_VERSIONS ?= 2.14.10 2.15.3
 COMPAT_RUN      ?= .
 SERVER_MODULE   := github.com/nats-io/nats-server/v2
 
-.PHONY: test lint unit conformance soak soak-cluster fuzz bench broker demo demo-build compat guests clean
+.PHONY: test lint unit conformance soak soak-cluster fairness-cluster fuzz bench broker demo demo-build compat guests clean
 
 test: lint broker unit
 
@@ -74,7 +76,7 @@ $(BROKER): tools/go.mod tools/go.sum
 	$(GO) build -o $@ github.com/nats-io/nats-server/v2
 
 unit:
-	$(GO) test -race -count=1 -timeout 12m -skip '^TestClusterSoak' $(PKGS)
+	$(GO) test -race -count=1 -timeout 12m -skip '^TestClusterSoak|^TestClusterFairness' $(PKGS)
 	# conn's fake-server tests again over the thread socket (the opt-in
 	# Config.ThreadSocket on Linux)
 	$(GO) test -race -count=1 -timeout 5m ./conn -args -thread-socket
@@ -88,6 +90,9 @@ soak: broker
 
 soak-cluster: broker
 	LATENT_CLUSTER_SOAK=$(CLUSTER_SOAK) $(GO) test -race -count=1 -timeout $(CLUSTER_SOAK_TIMEOUT) -run '^TestClusterSoak' -v ./conformance/
+
+fairness-cluster: broker
+	$(GO) test -race -count=1 -timeout 10m -run '^TestClusterFairness$$' -v ./conformance/
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \

@@ -46,8 +46,13 @@ type clusterSpec struct {
 	// admin is the index of the node the administrators dial; a case
 	// keeps it running while it reads the consumers.
 	admin int
-	// binding adjusts tenant k's one binding after the defaults are set.
+	// binding adjusts each binding of tenant k after the defaults are
+	// set.
 	binding func(k int, b *trigger.Binding)
+	// perTenant, when set, holds each tenant's number of bindings (one
+	// stream, one consumer each); nil means one. Binding i of tenant k is
+	// "<tenant>.b<i>" (trigSpec.bindingOf).
+	perTenant []int
 }
 
 // clusterEnv is a trigEnv on a cluster: e.b is the administrators' node.
@@ -102,24 +107,35 @@ func clusterInstall(t *testing.T, c *broker.Cluster, spec clusterSpec) *clusterE
 		e.cfg.Tenants = append(e.cfg.Tenants, trigger.Tenant{ID: id, ProviderID: "local", Destination: dest})
 		// The suite's binding defaults, with the cluster cases' max_deliver
 		// of 5, then spec's adjustments.
-		bc := trigSpec{tenants: spec.tenants, binding: func(k, _ int, b *trigger.Binding) {
-			b.MaxDeliver = 5
-			if spec.binding != nil {
-				spec.binding(k, b)
-			}
-		}}.bindingOf(k, 0)
-		e.cfg.Bindings = append(e.cfg.Bindings, bc)
-		pb := trigPullBinding(bc)
+		n := 1
+		if spec.perTenant != nil {
+			n = spec.perTenant[k]
+		}
+		var subjects []string
+		var binds []pull.Binding
+		for i := range n {
+			bc := trigSpec{tenants: spec.tenants, binding: func(k, _ int, b *trigger.Binding) {
+				b.MaxDeliver = 5
+				if spec.binding != nil {
+					spec.binding(k, b)
+				}
+			}}.bindingOf(k, i)
+			e.cfg.Bindings = append(e.cfg.Bindings, bc)
+			subjects = append(subjects, bc.FilterSubject)
+			binds = append(binds, trigPullBinding(bc))
+		}
 		clusterCreate(t, te.adm, "$JS.API.STREAM.CREATE."+trigStream, map[string]any{
-			"name": trigStream, "subjects": []string{bc.FilterSubject}, "storage": "file",
+			"name": trigStream, "subjects": subjects, "storage": "file",
 			"num_replicas": clusterReplicas,
 		})
-		cc := profileConfig(pb)
-		cc["num_replicas"] = clusterReplicas
-		clusterCreate(t, te.adm, "$JS.API.CONSUMER.CREATE."+trigStream+"."+pb.Consumer, map[string]any{
-			"stream_name": trigStream, "config": cc, "action": "create",
-		})
-		perms, err := pull.DerivePermissions(trigger.InboxPrefix(id), pb)
+		for _, pb := range binds {
+			cc := profileConfig(pb)
+			cc["num_replicas"] = clusterReplicas
+			clusterCreate(t, te.adm, "$JS.API.CONSUMER.CREATE."+trigStream+"."+pb.Consumer, map[string]any{
+				"stream_name": trigStream, "config": cc, "action": "create",
+			})
+		}
+		perms, err := pull.DerivePermissions(trigger.InboxPrefix(id), binds...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,8 +239,16 @@ func (ce *clusterEnv) requester(t *testing.T, k int) broker.Requester {
 }
 
 // leaders waits for tenant k's stream and consumer leaders and returns
-// them.
+// them (one binding per tenant).
 func (ce *clusterEnv) leaders(t *testing.T, k int) (stream, consumer *broker.Broker) {
+	t.Helper()
+	return ce.leadersOf(t, k, k)
+}
+
+// leadersOf waits for tenant k's stream leader and for the leader of the
+// consumer of binding b (an index of the configuration's bindings, one of
+// tenant k's) and returns them.
+func (ce *clusterEnv) leadersOf(t *testing.T, k, b int) (stream, consumer *broker.Broker) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), clusterWait)
 	defer cancel()
@@ -233,7 +257,7 @@ func (ce *clusterEnv) leaders(t *testing.T, k int) (stream, consumer *broker.Bro
 	if stream, err = ce.c.WaitStreamLeader(ctx, req, trigStream, nil); err != nil {
 		t.Fatalf("stream leader of tenant %s: %v", ce.tenants[k].id, err)
 	}
-	if consumer, err = ce.c.WaitConsumerLeader(ctx, req, trigStream, ce.cfg.Bindings[k].Consumer, nil); err != nil {
+	if consumer, err = ce.c.WaitConsumerLeader(ctx, req, trigStream, ce.cfg.Bindings[b].Consumer, nil); err != nil {
 		t.Fatalf("consumer leader of tenant %s: %v", ce.tenants[k].id, err)
 	}
 	return stream, consumer
@@ -241,15 +265,23 @@ func (ce *clusterEnv) leaders(t *testing.T, k int) (stream, consumer *broker.Bro
 
 // moveLeaders makes node to the leader of tenant k's stream and of its
 // consumer, stepping each leader down in its favour when another node
-// leads, and waits until the info of each names it.
+// leads, and waits until the info of each names it (one binding per
+// tenant).
 func (ce *clusterEnv) moveLeaders(t *testing.T, k int, to *broker.Broker) {
+	t.Helper()
+	ce.moveLeadersOf(t, k, k, to)
+}
+
+// moveLeadersOf is moveLeaders for tenant k's stream and the consumer of
+// binding b (see leadersOf).
+func (ce *clusterEnv) moveLeadersOf(t *testing.T, k, b int, to *broker.Broker) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), clusterWait)
 	defer cancel()
 	req := ce.requester(t, k)
-	consumer := ce.cfg.Bindings[k].Consumer
+	consumer := ce.cfg.Bindings[b].Consumer
 	for range 5 {
-		s, cons := ce.leaders(t, k)
+		s, cons := ce.leadersOf(t, k, b)
 		if s == to && cons == to {
 			return
 		}
@@ -268,7 +300,7 @@ func (ce *clusterEnv) moveLeaders(t *testing.T, k int, to *broker.Broker) {
 			}
 		}
 	}
-	s, cons := ce.leaders(t, k)
+	s, cons := ce.leadersOf(t, k, b)
 	t.Fatalf("tenant %s: leaders %s and %s, want both on %s", ce.tenants[k].id, s.Name(), cons.Name(), to.Name())
 }
 
@@ -309,9 +341,11 @@ func longestGap(h *procHost, from, k int, since time.Time) time.Duration {
 // no responders while a consumer has no leader (reported as a missing
 // consumer), a JetStream API error from a node without a current leader,
 // 409 Leadership Change or Server Shutdown, an acknowledgement without a
-// receipt, and a pull refused while another waits.
+// receipt, a pull refused while another waits, and the backoff of a
+// binding whose consumer left a request unanswered.
 var clusterClasses = []trigger.ErrorClass{
 	trigger.ClassDialBackoff,
+	trigger.ClassBindingBackoff,
 	trigger.ClassDial,
 	trigger.ClassConnection,
 	trigger.ClassConsumerMissing,
@@ -366,14 +400,21 @@ func checkClasses(t *testing.T, seen map[trigger.ErrorClass]int) {
 // the case to settle and returns the ledger's verdict.
 func (ce *clusterEnv) settleVerdict(t *testing.T) (ledger.Verdict, time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), clusterSettle)
+	return ce.settleVerdictWithin(t, clusterSettle)
+}
+
+// settleVerdictWithin is settleVerdict with its own bound, for a case
+// that leaves a backlog to drain.
+func (ce *clusterEnv) settleVerdictWithin(t *testing.T, within time.Duration) (ledger.Verdict, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), within)
 	defer cancel()
 	views, took, err := ce.led.WaitSettled(ctx, faultTick, func(ctx context.Context, id string) (ledger.ConsumerView, error) {
 		return ce.consumerView(t, ctx, id)
 	})
 	v := ce.led.Verdict(views)
 	if err != nil {
-		t.Fatalf("consumers not settled within %v: %v\n%s", clusterSettle, err, v)
+		t.Fatalf("consumers not settled within %v: %v\n%s", within, err, v)
 	}
 	t.Logf("settled in %v: %s", took, v)
 	return v, took
@@ -386,8 +427,11 @@ func (ce *clusterEnv) settleVerdict(t *testing.T) (ledger.Verdict, time.Duration
 // that every event is recorded in the ledger once, at the sequence it was
 // stored at.
 type clusterPublisher struct {
-	ce   *clusterEnv
-	k    int
+	ce *clusterEnv
+	k  int
+	// b is the binding published to (an index of the configuration's
+	// bindings), i its index among tenant k's.
+	b, i int
 	n    int
 	tick time.Duration
 	cr   broker.Creds
@@ -407,11 +451,18 @@ type clusterPublisher struct {
 // until they are stored or ctx ends; wait returns its error.
 func (ce *clusterEnv) startPublisher(t *testing.T, ctx context.Context, k, n int, tick time.Duration) *clusterPublisher {
 	t.Helper()
+	return ce.startBindingPublisher(t, ctx, k, k, 0, n, tick)
+}
+
+// startBindingPublisher is startPublisher for binding b of the
+// configuration, binding i of tenant k.
+func (ce *clusterEnv) startBindingPublisher(t *testing.T, ctx context.Context, k, b, i, n int, tick time.Duration) *clusterPublisher {
+	t.Helper()
 	cr, err := ce.c.Admin(ce.tenants[k].id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &clusterPublisher{ce: ce, k: k, n: n, tick: tick, cr: cr, done: make(chan error, 1), halt: make(chan struct{})}
+	p := &clusterPublisher{ce: ce, k: k, b: b, i: i, n: n, tick: tick, cr: cr, done: make(chan error, 1), halt: make(chan struct{})}
 	ctx, cancel := context.WithCancel(ctx)
 	go func() { p.done <- p.work(ctx) }()
 	t.Cleanup(func() {
@@ -468,8 +519,8 @@ func (p *clusterPublisher) work(ctx context.Context) error {
 		}
 	}()
 	node := p.k % p.ce.c.Size()
-	id := p.ce.cfg.Bindings[p.k].ID
-	subject := trigSubject(p.ce.tenants[p.k].id, 0)
+	id := p.ce.cfg.Bindings[p.b].ID
+	subject := trigSubject(p.ce.tenants[p.k].id, p.i)
 	retry := false
 	for i := 0; i < p.n; {
 		if !retry {

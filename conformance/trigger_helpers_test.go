@@ -710,13 +710,21 @@ func (e *trigEnv) step(t *testing.T) trigger.StepReport {
 	return r
 }
 
-// stepUntil steps until done holds for a report, at most max steps.
+// stepUntil steps until done holds for a report, at most max steps. A
+// visit skipped because its binding is backed off (a request its consumer
+// left unanswered) is not counted: the driver waits the report's Wait, as
+// Run does, until the backoff has passed, within trigWait.
 func (e *trigEnv) stepUntil(t *testing.T, what string, max int, done func(trigger.StepReport) bool) trigger.StepReport {
 	t.Helper()
 	deadline := time.Now().Add(trigWait)
 	for i := 0; i < max && time.Now().Before(deadline); i++ {
-		if r := e.step(t); done(r) {
+		r := e.step(t)
+		if done(r) {
 			return r
+		}
+		if r.Error == trigger.ClassBindingBackoff {
+			i--
+			time.Sleep(r.Wait)
 		}
 	}
 	t.Fatalf("%s: not within %d steps", what, max)

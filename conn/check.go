@@ -36,7 +36,9 @@ const (
 // CheckDrainWait for any input. PINGs are answered and INFOs read as during
 // a request, and so is a status-only message to the reply subject of a
 // request already made (a trailing status such as 2.14.6's "409 Batch
-// Completed" after a delivery), counted as a control frame. Nothing more to
+// Completed" after a delivery) and the late answer to a request given up
+// unanswered (Config.KeepUnanswered), each counted as a control frame and
+// discarded. Nothing more to
 // read: nil. The server closed the connection, any other message, an
 // -ERR, a frame cut short or too many control frames: the connection is
 // closed and a *ClosedError returned (ErrServerClosed, ErrForeignFrame,
@@ -67,11 +69,13 @@ func (c *Conn) Check(ctx context.Context) error {
 			return c.fail(err)
 		case f.Op == parser.OpErr:
 			return c.fail(&ServerError{Kind: classify(f.ErrText)})
-		case idleStatus(c, f):
+		case idleStatus(c, f), lateReply(c, f.SID, f.Subject):
 			// The trailing status of a request already answered (2.14.6
 			// follows a delivery whose pull carried max_bytes with "409
 			// Batch Completed"); when no request followed it, it is still
-			// unread. It is counted as a control frame.
+			// unread. Or the late answer to a request given up unanswered
+			// (see giveUp), discarded. Either is counted as a control
+			// frame.
 			ctl.frames++
 			if ctl.frames > MaxControlFramesPerExchange {
 				return c.fail(ErrControlFlood)

@@ -147,6 +147,14 @@ type Config struct {
 	ThreadSocket bool
 	// Rand is the source of the inbox prefix; nil means crypto/rand.
 	Rand io.Reader
+	// KeepUnanswered keeps the connection when a request that is not a
+	// delivery request (Call.Delivery, RequestDelivery) reaches its
+	// deadline unanswered between frames: the call returns an error
+	// matching ErrUnanswered and context.DeadlineExceeded (not ErrClosed),
+	// and a reply to that request arriving later is discarded (see the
+	// package documentation, Deadlines). Off (the default), such a
+	// deadline closes the connection.
+	KeepUnanswered bool
 }
 
 // validated is a Config with defaults applied.

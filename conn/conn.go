@@ -35,6 +35,10 @@ type Conn struct {
 	// answeredDelivery when that request accepted a forwarded message.
 	answered         bool
 	answeredDelivery bool
+	// keepUnanswered is Config.KeepUnanswered; unanswered the requests
+	// given up while keeping the connection (see giveUp).
+	keepUnanswered bool
+	unanswered     unanswered
 }
 
 // Close closes the socket. It sends nothing (no TLS close_notify either,

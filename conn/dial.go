@@ -56,8 +56,9 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		return nil, err
 	}
 	h := &handshake{v: &v, deadline: deadline, c: &Conn{
-		inbox:      ib,
-		maxPayload: v.maxPayload,
+		inbox:          ib,
+		maxPayload:     v.maxPayload,
+		keepUnanswered: v.KeepUnanswered,
 	}}
 	if err := h.run(ctx); err != nil {
 		if h.c.raw != nil {

@@ -38,6 +38,19 @@
 // expires closes the connection, so no late reply can ever be taken for
 // the answer to a later request.
 //
+// With Config.KeepUnanswered a request that is not a delivery request,
+// written in full, whose deadline passes before any byte of its answer
+// arrived, gives up without closing (ErrUnanswered). Every request has a
+// reply subject of its own, "<inbox>.<n>" with n never reused on the
+// connection, so its late answer is told apart by its subject: up to
+// MaxUnanswered such subjects are remembered, and a message to one of
+// them, during a later request or a Check, is read and discarded (a
+// control frame of that call). A delivery request, a deadline met inside
+// a frame, a write cut short and ctx's cancellation still close the
+// connection: a message JetStream delivers to a pull carries the stream's
+// subject, not the reply subject, and the parser or crypto/tls cannot
+// resume mid-record or mid-write.
+//
 // The end of the caller's context interrupts a wait at once, whatever the
 // server or the link does: a context.AfterFunc sets a deadline in the
 // past on the socket (net.Conn's SetDeadline works from any goroutine),

@@ -64,6 +64,11 @@ var (
 	ErrUnexpectedFrame = errors.New("conn: unexpected frame")
 	// ErrNoRequest reports an Await with no answered request to follow.
 	ErrNoRequest = errors.New("conn: no answered request to await")
+	// ErrUnanswered reports a request whose deadline passed unanswered on
+	// a connection kept open (Config.KeepUnanswered); it comes with
+	// context.DeadlineExceeded. The request was written: the server may
+	// have acted on it.
+	ErrUnanswered = errors.New("conn: request unanswered by its deadline")
 	// ErrForeignFrame reports a message for another subscription or for a
 	// reply subject other than the current request's.
 	ErrForeignFrame = errors.New("conn: foreign frame")

@@ -81,8 +81,11 @@ func expectPub(n string, payload string) []fakeserver.Step {
 	)
 }
 
-func msgTo(n, payload string) fakeserver.Step {
-	return fakeserver.SendString("MSG " + fakeInbox + "." + n + " 1 " + itoa(len(payload)) + "\r\n" + payload + "\r\n")
+func msgTo(n, payload string) fakeserver.Step { return fakeserver.SendString(msgText(n, payload)) }
+
+// msgText is the MSG frame of payload to reply subject n of the inbox.
+func msgText(n, payload string) string {
+	return "MSG " + fakeInbox + "." + n + " 1 " + itoa(len(payload)) + "\r\n" + payload + "\r\n"
 }
 
 func hmsgTo(n, header, payload string) fakeserver.Step {

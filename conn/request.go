@@ -224,7 +224,7 @@ func (c *Conn) awaitReply(ctx context.Context, reply []byte, forwarded bool) (Re
 	for range MaxControlFramesPerExchange + 1 {
 		f, err := c.p.Next()
 		if err != nil {
-			return Reply{}, c.failCtx(ctx, err)
+			return Reply{}, c.giveUp(ctx, err, c.inbox.seq, forwarded)
 		}
 		switch f.Op {
 		case parser.OpMsg, parser.OpHMsg:
@@ -237,13 +237,14 @@ func (c *Conn) awaitReply(ctx context.Context, reply []byte, forwarded bool) (Re
 			if forwarded && !c.inbox.under(f.Subject) {
 				return replyOf(f, true), nil
 			}
-			if !trailingStatus(c, f) {
+			if !trailingStatus(c, f) && !lateReply(c, f.SID, f.Subject) {
 				return Reply{}, c.fail(ErrForeignFrame)
 			}
 			// A status the server sends after an earlier request was
 			// answered (2.14.6 follows a pull that carried max_bytes with
-			// "409 Batch Completed"): it answers nothing now and is counted
-			// as a control frame.
+			// "409 Batch Completed"), or the late answer to a request
+			// given up unanswered (see giveUp): it answers nothing now and
+			// is counted as a control frame.
 			ctl.frames++
 			if ctl.frames > MaxControlFramesPerExchange {
 				return Reply{}, c.fail(ErrControlFlood)

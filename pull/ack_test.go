@@ -3,6 +3,7 @@ package pull
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -120,6 +121,9 @@ func TestAckReceipts(t *testing.T) {
 		{"verified at the deadline", 2 * time.Second, empty, nil, Receipt{Outcome: OutcomeVerified, Action: ActionAck, Delivery: id}, nil},
 		{"verified late", 2*time.Second + time.Millisecond, empty, nil, Receipt{Outcome: OutcomeVerifiedLate, Action: ActionAck, Delivery: id, Late: time.Millisecond}, nil},
 		{"deadline", 0, conn.Reply{}, &conn.ClosedError{Err: context.DeadlineExceeded}, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, context.DeadlineExceeded, conn.ErrClosed}},
+		// A kept connection that gave the receipt up (conn.KeepUnanswered):
+		// written, so as uncertain as a closed one, never "not sent".
+		{"unanswered on a kept connection", 0, conn.Reply{}, fmt.Errorf("%w: %w", conn.ErrUnanswered, context.DeadlineExceeded), Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, context.DeadlineExceeded, conn.ErrUnanswered}},
 		{"connection lost", 0, conn.Reply{}, &conn.ClosedError{Err: conn.ErrServerClosed}, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, conn.ErrServerClosed}},
 		{"partial write", 0, conn.Reply{}, &conn.ClosedError{Err: io.ErrShortWrite}, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, io.ErrShortWrite}},
 		{"permission violation", 0, conn.Reply{}, &conn.ServerError{Kind: conn.KindPermission}, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified}},

@@ -24,8 +24,10 @@ import (
 //
 // Errors are read as *conn.Conn reports them: conn.ErrNoDeadline,
 // conn.ErrTooLarge, conn.ErrInvalidRequest, the bare conn.ErrClosed sentinel
-// and a context error that is not inside a *conn.ClosedError mean nothing
-// was written; any other error means the request may have been written.
+// and a context error that is not inside a *conn.ClosedError or
+// conn.ErrUnanswered mean nothing was written; any other error means the
+// request may have been written (an acknowledgement given up unanswered on
+// a kept connection is as uncertain as one whose connection closed).
 type Requester interface {
 	Exchange(ctx context.Context, deadline time.Time, call conn.Call) (conn.Reply, error)
 }
@@ -294,7 +296,9 @@ func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Comman
 func notWritten(err error) bool {
 	var closed *conn.ClosedError
 	switch {
-	case errors.As(err, &closed):
+	case errors.As(err, &closed), errors.Is(err, conn.ErrUnanswered):
+		// Written, then closed or given up unanswered: the server may
+		// have acted on it.
 		return false
 	case errors.Is(err, conn.ErrClosed),
 		errors.Is(err, conn.ErrNoDeadline),

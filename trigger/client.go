@@ -339,6 +339,9 @@ func (t *Triggers) connConfig(ts *tenantState) conn.Config {
 		MaxHeader:      t.cfg.MaxHeaderBytes,
 		Dialer:         t.pools.dialer,
 		ThreadSocket:   t.pools.thread,
+		// A consumer that does not answer costs its binding a backoff,
+		// not the tenant's other bindings their connection.
+		KeepUnanswered: true,
 	}
 	if d.AllowNonPublic {
 		cfg.AllowNonPublic = d.Address.Addr()

@@ -35,6 +35,7 @@ func TestConnConfig(t *testing.T) {
 		MaxPayload, MaxControlLine, MaxHeader int
 		SameCredential, AllowNonPublic        bool
 		ThreadSocket                          bool
+		KeepUnanswered                        bool
 	}
 	for i, tn := range cfg.Tenants {
 		ts := &r.trig.tenants[i]
@@ -45,6 +46,7 @@ func TestConnConfig(t *testing.T) {
 			MaxPayload:     max(pull.MaxInfoSize, maxCeiling(cfg, tn.ID)),
 			MaxControlLine: 2048, MaxHeader: 1536,
 			SameCredential: true, AllowNonPublic: tn.Destination.AllowNonPublic,
+			KeepUnanswered: true,
 		}
 		seen := view{
 			Addr: got.Addr.String(), ServerName: got.ServerName, Name: got.Name, InboxPrefix: got.InboxPrefix,
@@ -52,6 +54,7 @@ func TestConnConfig(t *testing.T) {
 			SameCredential: got.Credential == r.creds[i].Secret,
 			AllowNonPublic: got.AllowNonPublic.IsValid() && got.AllowNonPublic == tn.Destination.Address.Addr(),
 			ThreadSocket:   got.ThreadSocket,
+			KeepUnanswered: got.KeepUnanswered,
 		}
 		if diff := cmp.Diff(want, seen); diff != "" {
 			t.Errorf("tenant %s: connection config (-want +got):\n%s", tn.ID, diff)

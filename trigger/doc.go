@@ -74,6 +74,16 @@
 // during which its visits are skipped (ClassDialBackoff); only the owner
 // stopping exempts a failure.
 //
+// A request whose deadline passes unanswered (consumer info or an
+// acknowledgement: conn.Config.KeepUnanswered) keeps the tenant's
+// connection for its other bindings; its late answer is discarded by its
+// reply subject. A pull that misses its bound still closes it (see
+// package conn, Deadlines). The binding whose consumer did not answer, or
+// answered that it has no leader, is backed off on the same schedule as a
+// dial, and never for less than twice the loop time its visit took: its
+// visits are skipped without network (ClassBindingBackoff) until then,
+// and a visit its consumer answers resets it.
+//
 // # One step
 //
 // Triggers.Step makes one visit, the next of the rotation (tenants in

@@ -115,6 +115,9 @@ type bindingState struct {
 	// visit.inspect): the pull's send time plus the ack wait, or the NAK's
 	// send time plus its delay. Zero once a verified ACK or TERM ended it.
 	redeliverAfter time.Time
+	// backoff is the binding's backoff after unanswered visits (see
+	// bindbackoff.go).
+	backoff bindingBackoff
 }
 
 // Install validates cfg and creds, charges the installation to pools and

@@ -99,6 +99,9 @@ const (
 	ClassPoolExhausted
 	// ClassDialBackoff: the tenant client waits out its dial backoff.
 	ClassDialBackoff
+	// ClassBindingBackoff: the binding waits out its backoff after visits
+	// its consumer did not answer or answered without a leader.
+	ClassBindingBackoff
 	// ClassDial: dialling or the handshake failed.
 	ClassDial
 	// ClassConnection: the connection failed or timed out during an
@@ -164,6 +167,8 @@ func (c ErrorClass) String() string {
 		return "pool exhausted"
 	case ClassDialBackoff:
 		return "dial backoff"
+	case ClassBindingBackoff:
+		return "binding backoff"
 	case ClassDial:
 		return "dial"
 	case ClassConnection:

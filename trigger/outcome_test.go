@@ -141,7 +141,7 @@ func TestEnumStrings(t *testing.T) {
 		{AckUncertain.String(), "uncertain"},
 		{(AckUncertain + 1).String(), "AckState(5)"},
 		{ErrorClass(0).String(), "none"},
-		{ErrorClass(NumErrorClasses + 1).String(), "ErrorClass(23)"},
+		{ErrorClass(NumErrorClasses + 1).String(), "ErrorClass(24)"},
 		{DialFailure(0).String(), "none"},
 		{DialRefused.String(), "refused"},
 		{DialTLS.String(), "tls"},

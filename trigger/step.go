@@ -201,6 +201,7 @@ func (t *Triggers) visitBinding(ctx context.Context, host Host, b *bindingState,
 	v := visit{t: t, ctx: ctx, host: host, b: b, ts: &t.tenants[b.tenant], r: r,
 		timeout: b.cfg.OperationTimeout(), ref: t.ref(b)}
 	v.run()
+	t.settleBackoff(b, v.unanswered && v.err == nil, v.answered, v.r.At, t.now())
 	return v.r, v.empty, v.info, v.err
 }
 
@@ -223,6 +224,10 @@ const (
 // what they held.
 func (v *visit) run() {
 	defer v.end()
+	if !v.b.backoff.due(v.r.At) {
+		skip(&v.r, ClassBindingBackoff)
+		return
+	}
 	if !v.checks() {
 		return
 	}
@@ -281,6 +286,10 @@ type visit struct {
 	// ops counts the protocol operations the visit's ingress request
 	// made (operation).
 	ops int
+	// answered: the broker answered for the consumer (consumer info
+	// decoded); unanswered: an exchange met its deadline or found the
+	// consumer without a leader (see bindbackoff.go).
+	answered, unanswered bool
 }
 
 // maxRequestOperations is what one ingress request may do on the
@@ -436,7 +445,9 @@ func (v *visit) inspect() bool {
 	pend, err := v.l.inspect(v.pre, v.b)
 	now := v.t.now()
 	v.ts.client.settle(v.t.pools, v.ts, err, now)
+	v.unanswered = err != nil && unanswered(err)
 	if err == nil || errors.Is(err, pull.ErrConsumerPaused) || errors.Is(err, pull.ErrProfileMismatch) {
+		v.answered = true
 		v.info = ConsumerState{At: now, Pending: pend.NumPending, AckPending: pend.NumAckPending,
 			Redelivered: pend.NumRedelivered, Waiting: pend.NumWaiting, Leader: pend.Leader}
 	}
@@ -469,8 +480,10 @@ func (v *visit) pull() bool {
 	got, err := v.l.next(v.ctx, v.b)
 	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
 	if err != nil {
+		v.unanswered = unanswered(err)
 		return v.failed(err)
 	}
+	v.unanswered = got.kind.Class() == pull.ClassUnavailable || got.kind == pull.KindNoResponders
 	switch got.kind.Class() {
 	case pull.ClassMessage:
 	case pull.ClassEmpty:
@@ -556,6 +569,7 @@ func (v *visit) ack() bool {
 	v.l.detach()
 	ackCancel()
 	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
+	v.unanswered = err != nil && unanswered(err)
 	v.redelivery(now, err == nil, rec.Outcome == pull.OutcomeUncertain)
 	switch {
 	case err == nil && rec.Outcome == pull.OutcomeVerifiedLate:

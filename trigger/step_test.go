@@ -826,6 +826,12 @@ func TestUncertainAckRedelivered(t *testing.T) {
 			t.Fatalf("report %+v", rep)
 		}
 		r.net.redeliver() // the ack never reached the broker: ack wait expires
+		// The receipt met its deadline: the binding is backed off, its
+		// next visit skipped without network until the backoff passed.
+		if rep := r.step(t); rep.Result != ResultSkipped || rep.Error != ClassBindingBackoff {
+			t.Fatalf("visit after the uncertain ack %+v, want a binding backoff skip", rep)
+		}
+		time.Sleep(time.Until(r.trig.bindings[0].backoff.retryAt))
 		rep := r.step(t)
 		if rep.Ack != AckVerified || rep.Delivered != 2 || rep.StreamSeq != 1 {
 			t.Errorf("redelivery %+v", rep)
@@ -835,7 +841,7 @@ func TestUncertainAckRedelivered(t *testing.T) {
 			t.Errorf("commands (-want +got):\n%s", diff)
 		}
 		s := r.mon.Snapshot().Totals
-		if s.Uncertain != 1 || s.Acked != 2 || s.Delivered != 2 {
+		if s.Uncertain != 1 || s.Acked != 2 || s.Delivered != 2 || s.Error(ClassBindingBackoff) != 1 {
 			t.Errorf("counts %+v", s)
 		}
 	})
