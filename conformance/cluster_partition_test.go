@@ -2,12 +2,15 @@ package conformance_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/tools/faultproxy"
+	"github.com/latent-systems/latent-nats/trigger"
 )
 
 // The partition scenarios cut the routes between nodes (broker.Options
@@ -52,6 +55,24 @@ func verifiedAcks(h *procHost, from, k int, since time.Time) int {
 		}
 	}
 	return n
+}
+
+// stepResults formats the results of tenant k's steps among the reports
+// from from on ("delivered 3, empty 40").
+func stepResults(h *procHost, from, k int) string {
+	counts := make(map[trigger.StepResult]int)
+	for _, r := range h.reports(from) {
+		if tenantOf(r.Report) == k {
+			counts[r.Report.Result]++
+		}
+	}
+	var parts []string
+	for res := trigger.ResultSkipped; res <= trigger.ResultShutdown; res++ {
+		if n := counts[res]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", res, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // startPartitioned starts a three-node cluster with proxied routes,
@@ -113,7 +134,7 @@ func (ce *clusterEnv) heal(t *testing.T) time.Time {
 // cut, pm0 and pm2 from the heal), the classes. The ledger: nothing lost,
 // no re-execution after a verified acknowledgement.
 func TestClusterSoakPartitionMinority(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its times to resume are the figures.
 	tenants := []string{"pm0", "pm1", "pm2"}
 	ce, h, run, start, pubs := startPartitioned(t, tenants, []int{2, 0, 2}, []int{2, 2, 0})
 	c := ce.c
@@ -174,7 +195,7 @@ func TestClusterSoakPartitionMinority(t *testing.T) {
 // again after the heal. The ledger: nothing lost, no re-execution after a
 // verified acknowledgement.
 func TestClusterSoakPartitionBridge(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its times to resume are the figures.
 	tenants := []string{"pb0", "pb1"}
 	ce, h, run, start, pubs := startPartitioned(t, tenants, []int{0, 2}, []int{1, 0})
 	c := ce.c
@@ -230,7 +251,7 @@ const (
 // pf0's next verified acknowledgement. The ledger: nothing lost, no
 // re-execution after a verified acknowledgement.
 func TestClusterSoakPartitionFlapping(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its times to resume are the figures.
 	tenants := []string{"pf0", "pf1"}
 	ce, h, run, start, pubs := startPartitioned(t, tenants, []int{0, 2}, []int{1, 0})
 	c := ce.c
@@ -267,6 +288,10 @@ func TestClusterSoakPartitionFlapping(t *testing.T) {
 
 	delayMark := h.mark()
 	delayed := time.Now()
+	stored := make([]int, len(pubs))
+	for k, p := range pubs {
+		stored[k] = p.count()
+	}
 	for i := range c.Size() {
 		for j := i + 1; j < c.Size(); j++ {
 			if err := c.SetLink(i, j, faultproxy.Fault{Kind: faultproxy.Latency, Delay: routeDelay}); err != nil {
@@ -277,9 +302,9 @@ func TestClusterSoakPartitionFlapping(t *testing.T) {
 	phase := time.NewTimer(delayPhase)
 	<-phase.C
 	for k := range tenants {
-		t.Logf("figures: %s with every route delayed %v for %v: %d verified acks, longest gap %v; classes %s",
-			tenants[k], routeDelay, time.Since(delayed).Round(time.Millisecond), verifiedAcks(h, delayMark, k, delayed),
-			longestGap(h, delayMark, k, delayed).Round(time.Millisecond), formatClasses(classCounts(h, delayMark, k)))
+		t.Logf("figures: %s with every route delayed %v for %v: %d events stored, %d verified acks, longest gap %v; steps %s; classes %s",
+			tenants[k], routeDelay, time.Since(delayed).Round(time.Millisecond), pubs[k].count()-stored[k], verifiedAcks(h, delayMark, k, delayed),
+			longestGap(h, delayMark, k, delayed).Round(time.Millisecond), stepResults(h, delayMark, k), formatClasses(classCounts(h, delayMark, k)))
 	}
 	ce.heal(t)
 	ce.finish(t, h, run, start, pubs, true)
