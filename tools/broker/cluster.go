@@ -182,7 +182,7 @@ func (c *Cluster) startNodes(ctx context.Context, bin string, ports []int) ([]*B
 		}
 		node := &nodeConfig{name: NodeName(i), cluster: ClusterName, routePort: ports[i], routePorts: ports}
 		if c.proxies != nil {
-			node.routeAddrs, node.advertise = routeAddrs(c.proxies, i), gossipAdvertise
+			node.routeAddrs, node.advertise = routeAddrs(c.proxies, i), gossipAdvertise()
 		}
 		nodes[i] = &Broker{
 			opts: opts, bin: bin, dir: filepath.Join(c.dir, nodeDirPrefix+strconv.Itoa(i)),

@@ -147,7 +147,7 @@ func TestRenderClusterNode(t *testing.T) {
 }
 
 // TestRenderProxiedRoutes: with route proxies a node's routes are the
-// proxies' addresses and it advertises gossipAdvertise, so that no node
+// proxies' addresses and it advertises gossipAdvertise(), so that no node
 // dials another's route port directly after a gossiped route INFO.
 func TestRenderProxiedRoutes(t *testing.T) {
 	id, err := newIdentity([]string{"t1"}, AccountLimits{})
@@ -157,7 +157,7 @@ func TestRenderProxiedRoutes(t *testing.T) {
 	node := &nodeConfig{
 		name: NodeName(0), cluster: ClusterName, routePort: 6001, routePorts: []int{6001, 6002, 6003},
 		routeAddrs: []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:7012"), netip.MustParseAddrPort("127.0.0.1:7013")},
-		advertise:  gossipAdvertise,
+		advertise:  gossipAdvertise(),
 	}
 	lines := strings.Split(string(renderConfig(configInput{dir: "/d", port: 4222, identity: id, node: node, monitorPort: 8222})), "\n")
 	start := slices.Index(lines, "cluster {")

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 
@@ -16,22 +15,26 @@ import (
 // forwardNewRouteInfoToKnownServers, processImplicitRoute). The address
 // would be the remote's own route port, a direct route no proxy cuts.
 // With every node advertising this same address, each counts it as one of
-// its own (routesToSelf, built from the advertised port) and
-// connectToRoute skips it without dialling (getRandomIP,
-// errNoIPAvail); nothing else reads the advertised route address.
-// Port 9 (discard) is below the ephemeral range, so no proxy listens on
-// it and no configured route names it.
-var gossipAdvertise = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), 9)
+// its own (routesToSelf, built from the advertised port), and
+// connectToRoute skips any route to it without dialling (getRandomIP,
+// errNoIPAvail): the implicit route, and the URL an accepted route
+// records for a reconnection (processRouteInfo). A node dials only its
+// configured routes, the proxies. Port 9 (discard) is below the ephemeral
+// range, so no proxy listens on it and no configured route names it.
+func gossipAdvertise() netip.AddrPort {
+	return netip.AddrPortFrom(loopback(), gossipAdvertisePort)
+}
 
-// ErrDirectRoutes is returned by the route fault calls of a [Cluster]
-// started without [Options.ProxyRoutes].
-var ErrDirectRoutes = errors.New("broker: the cluster's routes do not go through fault proxies")
+// gossipAdvertisePort is the port of gossipAdvertise.
+const gossipAdvertisePort = 9
+
+// loopback is 127.0.0.1.
+func loopback() netip.Addr { return netip.AddrFrom4([4]byte{127, 0, 0, 1}) }
 
 // startRouteProxies starts one fault proxy per ordered pair of nodes: the
 // proxy [i][j] forwards node i's route connections to node j's route
 // port. On error it closes the proxies it started.
 func startRouteProxies(ports []int) ([][]*faultproxy.Proxy, error) {
-	lo := netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	proxies := make([][]*faultproxy.Proxy, len(ports))
 	for i := range ports {
 		proxies[i] = make([]*faultproxy.Proxy, len(ports))
@@ -39,7 +42,7 @@ func startRouteProxies(ports []int) ([][]*faultproxy.Proxy, error) {
 			if i == j {
 				continue
 			}
-			p, err := faultproxy.Start(netip.AddrPortFrom(lo, uint16(port)))
+			p, err := faultproxy.Start(netip.AddrPortFrom(loopback(), uint16(port)))
 			if err != nil {
 				closeProxies(proxies)
 				return nil, fmt.Errorf("broker: route proxy: %w", err)
