@@ -75,6 +75,36 @@ func stepResults(h *procHost, from, k int) string {
 	return strings.Join(parts, ", ")
 }
 
+// stepsBack returns the time from since to tenant k's first step that
+// succeeded (empty or delivered, no error class) after its first failed
+// step among the reports from from on; 0 when no step failed or none
+// succeeded since.
+func stepsBack(h *procHost, from, k int, since time.Time) time.Duration {
+	failed := false
+	for _, r := range h.reports(from) {
+		switch {
+		case tenantOf(r.Report) != k || r.Report.At.Before(since):
+		case r.Report.Error != 0:
+			failed = true
+		case failed && (r.Report.Result == trigger.ResultEmpty || r.Report.Result == trigger.ResultDelivered):
+			return r.Report.At.Sub(since)
+		}
+	}
+	return 0
+}
+
+// firstStored returns the time from since to the first event p stored
+// after it (0: none yet).
+func firstStored(p *clusterPublisher, since time.Time) time.Duration {
+	times, _ := p.times()
+	for _, at := range times {
+		if at.After(since) {
+			return at.Sub(since)
+		}
+	}
+	return 0
+}
+
 // startPartitioned starts a three-node cluster with proxied routes,
 // installs tenants pinned to pins (administrators on node 0), moves each
 // tenant's stream and consumer leaders to leaders[k], starts Run and one
@@ -131,7 +161,9 @@ func (ce *clusterEnv) heal(t *testing.T) time.Time {
 // leaders are a hop away). The partition holds until pm1 delivers and
 // partitionHold more, then heals; every tenant delivers again. Figures:
 // the majority's election, each tenant's time to resume (pm1 from the
-// cut, pm0 and pm2 from the heal), the classes. The ledger: nothing lost,
+// cut, pm0 and pm2 from the heal; for pm1 also when its steps succeed
+// again and when the stream stores an event again), the classes. The
+// ledger: nothing lost,
 // no re-execution after a verified acknowledgement.
 func TestClusterSoakPartitionMinority(t *testing.T) {
 	// Not parallel: its times to resume are the figures.
@@ -157,8 +189,9 @@ func TestClusterSoakPartitionMinority(t *testing.T) {
 	}
 	elected := time.Since(cut)
 	resume := waitResume(t, h, mark, 1, cut)
-	t.Logf("figures: pm1 (runtime in the majority, leaders isolated): stream leader %s, consumer leader %s seen %v after the cut; first verified ack %v after it",
-		s.Name(), cl.Name(), elected.Round(time.Millisecond), resume.Round(time.Millisecond))
+	t.Logf("figures: pm1 (runtime in the majority, leaders isolated): stream leader %s, consumer leader %s seen %v after the cut; steps succeed again (empty or delivered) %v after it, the first event stored after the cut %v after it; first verified ack %v after it",
+		s.Name(), cl.Name(), elected.Round(time.Millisecond), stepsBack(h, mark, 1, cut).Round(time.Millisecond),
+		firstStored(pubs[1], cut).Round(time.Millisecond), resume.Round(time.Millisecond))
 
 	// Hold the partition past the minority's lost-quorum interval.
 	hold := time.NewTimer(max(partitionHold, 10*time.Second+partitionHold-time.Since(cut)))
@@ -187,9 +220,9 @@ func TestClusterSoakPartitionMinority(t *testing.T) {
 // the bridge). Tenant pb0 is pinned to node 0 with its leaders on node 1,
 // on the other side of the cut; tenant pb1 is pinned to node 2, the
 // bridge, with its leaders on node 0. Node 0 hears no heartbeat from
-// pb0's leaders and campaigns; node 2 votes for the higher term, and a
-// leader node 0 reaches (itself or node 2) lets pb0 deliver again during
-// the cut. pb1 keeps delivering throughout. The cut lasts until pb0
+// pb0's leaders and the groups elect again; a leader node 0 reaches
+// (itself or node 2) lets pb0 deliver again during the cut. pb1 keeps
+// delivering throughout. The cut lasts until pb0
 // delivers and partitionHold more. Figures: pb0's time to resume during
 // the cut and its leaders then, pb1's longest gap, the time to form
 // again after the heal. The ledger: nothing lost, no re-execution after a
@@ -217,7 +250,8 @@ func TestClusterSoakPartitionBridge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pb0: consumer leader: %v", err)
 	}
-	t.Logf("figures: pb0 (runtime on node 0, leaders on node 1, cut from node 0): first verified ack %v after the cut, stream leader then %s, consumer leader %s; classes %s",
+	t.Logf("figures: pb0 (runtime on node 0, leaders on node 1, cut from node 0): steps succeed again %v after the cut, the first event stored after the cut %v after it, first verified ack %v after it, stream leader then %s, consumer leader %s; classes %s",
+		stepsBack(h, mark, 0, cut).Round(time.Millisecond), firstStored(pubs[0], cut).Round(time.Millisecond),
 		resume.Round(time.Millisecond), s.Name(), cl.Name(), formatClasses(classCounts(h, mark, 0)))
 	if cl == c.Node(1) {
 		t.Errorf("pb0 delivered again through node 0 with its consumer leader still on node 1, cut from node 0")
