@@ -163,17 +163,34 @@ func (ce *clusterEnv) heal(t *testing.T) time.Time {
 // the majority's election, each tenant's time to resume (pm1 from the
 // cut, pm0 and pm2 from the heal; for pm1 also when its steps succeed
 // again and when the stream stores an event again), the classes. The
-// ledger: nothing lost,
-// no re-execution after a verified acknowledgement.
+// ledger: nothing lost, no re-execution after a verified acknowledgement.
+//
+// Two partitions, each on a cluster of its own: "cut" resets the routes
+// (a link refusing connections), "stall" holds every byte of them until
+// the heal and then delivers it (a link dropping packets, which TCP
+// retransmits once it is back): the nodes see no error, only silence.
 func TestClusterSoakPartitionMinority(t *testing.T) {
 	// Not parallel: its times to resume are the figures.
+	for _, tc := range []struct {
+		name  string
+		fault faultproxy.Fault
+	}{
+		{"cut", routeCut},
+		{"stall", faultproxy.Fault{Kind: faultproxy.Stall}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { partitionMinority(t, tc.fault) })
+	}
+}
+
+// partitionMinority is one case of TestClusterSoakPartitionMinority.
+func partitionMinority(t *testing.T, fault faultproxy.Fault) {
 	tenants := []string{"pm0", "pm1", "pm2"}
 	ce, h, run, start, pubs := startPartitioned(t, tenants, []int{2, 0, 2}, []int{2, 2, 0})
 	c := ce.c
 
 	mark := h.mark()
 	cut := time.Now()
-	if err := c.Partition(routeCut, []int{2}, []int{0, 1}); err != nil {
+	if err := c.Partition(fault, []int{2}, []int{0, 1}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), clusterWait)
