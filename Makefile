@@ -10,7 +10,8 @@
 #   make soak    the runtime under random faults for SOAK (default 2m), with
 #                the ledger's verdict (a short soak runs in make test), then
 #                make soak-cluster
-#   make soak-cluster  the slow cluster scenarios (kills, rolling restart:
+#   make soak-cluster  the slow cluster scenarios (kills, rolling restart,
+#                partitions of the routes, every node killed at once:
 #                elections of 4-9 s each) against three pinned brokers, and
 #                random node faults for CLUSTER_SOAK (default 45s)
 #   make fairness-cluster  eight bindings while one consumer's leader is

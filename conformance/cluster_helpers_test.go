@@ -423,9 +423,9 @@ func (ce *clusterEnv) settleVerdictWithin(t *testing.T, within time.Duration) (l
 // clusterPublisher publishes n events to one tenant's binding, one per
 // tick, through whichever node runs: an attempt that fails (a node down,
 // a stream electing its leader) is sent again at the next tick with the
-// same Nats-Msg-Id, through the next node after a connection failure, so
-// that every event is recorded in the ledger once, at the sequence it was
-// stored at.
+// same Nats-Msg-Id, through the next node after a connection failure or a
+// status, so that every event is recorded in the ledger once, at the
+// sequence it was stored at.
 type clusterPublisher struct {
 	ce *clusterEnv
 	k  int
@@ -564,6 +564,13 @@ func (p *clusterPublisher) work(ctx context.Context) error {
 		rctx, cancel := context.WithTimeout(ctx, clusterPublishTimeout)
 		r, err := c.Request(rctx, subject, hdr, trigPayload(argOK))
 		cancel()
+		if err == nil && r.Status != 0 {
+			// 503 no responders: this node reaches no stream leader (an
+			// election, or a node cut off from the others); the next
+			// attempt goes through the next node.
+			_ = c.Close()
+			c = nil
+		}
 		if err != nil || r.Status != 0 {
 			p.fail()
 			continue

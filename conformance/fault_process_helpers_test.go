@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -234,9 +235,15 @@ const (
 // the broker's store directory (the JetStream store directory holds a
 // "jetstream" directory with one directory per account).
 func (e *trigEnv) consumerOnDisk(k, i int) (diskState, error) {
+	return e.consumerOnDiskOf(e.b, k, i)
+}
+
+// consumerOnDiskOf is consumerOnDisk in broker b's store (a cluster
+// node's replica of the consumer).
+func (e *trigEnv) consumerOnDiskOf(b *broker.Broker, k, i int) (diskState, error) {
 	te := e.tenants[k]
 	bc := e.cfg.Bindings[e.bindingIndex(k, i)]
-	path := filepath.Join(e.b.StoreDir(), "jetstream", te.account, "streams", bc.Stream, "obs", bc.Consumer, "o.dat")
+	path := filepath.Join(b.StoreDir(), "jetstream", te.account, "streams", bc.Stream, "obs", bc.Consumer, "o.dat")
 	buf, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return diskState{}, nil // never written: a restart recovers nothing

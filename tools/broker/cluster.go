@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/latent-systems/latent-nats/tools/faultproxy"
 )
 
 // Limits and names of a cluster.
@@ -72,6 +74,9 @@ type Cluster struct {
 	identity *identity
 	nodes    []*Broker
 	monitor  monitorClient
+	// proxies[i][j] is the fault proxy of node i's routes to node j, with
+	// [Options.ProxyRoutes]; nil otherwise.
+	proxies [][]*faultproxy.Proxy
 
 	mu     sync.Mutex
 	closed bool
@@ -89,6 +94,10 @@ type Cluster struct {
 // process takes one meanwhile the nodes are started again on new ports, at
 // most three times. ctx bounds finding the binary, the start and the
 // formation; on any error nothing is left behind.
+//
+// With [Options.ProxyRoutes], each node's routes go through a fault proxy
+// per other node (see [Cluster.RouteProxy]), started before the nodes;
+// the formation then waits for the mesh through them.
 //
 // With a cluster, [Options.Log] receives every node's lines, each
 // prefixed with "[<node name>] ", one line at a time.
@@ -117,12 +126,17 @@ func StartCluster(ctx context.Context, opts Options, n int) (*Cluster, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		ports, err := freePorts(n)
+		if err == nil && opts.ProxyRoutes {
+			c.proxies, err = startRouteProxies(ports)
+		}
 		if err == nil {
 			c.nodes, err = c.startNodes(ctx, bin, ports)
 		}
 		if err == nil {
 			break
 		}
+		closeProxies(c.proxies)
+		c.proxies = nil
 		if attempt == portAttempts || !errors.Is(err, ErrExited) || !anyPortTaken(ports) {
 			_ = os.RemoveAll(dir)
 			return nil, err
@@ -166,10 +180,13 @@ func (c *Cluster) startNodes(ctx context.Context, bin string, ports []int) ([]*B
 		if log != nil {
 			opts.Log = &prefixWriter{w: log, prefix: "[" + NodeName(i) + "] "}
 		}
+		node := &nodeConfig{name: NodeName(i), cluster: ClusterName, routePort: ports[i], routePorts: ports}
+		if c.proxies != nil {
+			node.routeAddrs, node.advertise = routeAddrs(c.proxies, i), gossipAdvertise()
+		}
 		nodes[i] = &Broker{
 			opts: opts, bin: bin, dir: filepath.Join(c.dir, nodeDirPrefix+strconv.Itoa(i)),
-			ring: &logRing{}, pki: c.pki, identity: c.identity,
-			node: &nodeConfig{name: NodeName(i), cluster: ClusterName, routePort: ports[i], routePorts: ports},
+			ring: &logRing{}, pki: c.pki, identity: c.identity, node: node,
 		}
 	}
 	var wg sync.WaitGroup
@@ -365,6 +382,7 @@ func (c *Cluster) Close() error {
 	}
 	c.closed = true
 	closeAll(c.nodes)
+	closeProxies(c.proxies)
 	c.monitor.close()
 	return os.RemoveAll(c.dir)
 }

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -43,6 +44,11 @@ type nodeConfig struct {
 	// node's, this one's included (the server skips a route to itself).
 	routePort  int
 	routePorts []int
+	// routeAddrs, when set, replace routePorts as the routes (each other
+	// node's route proxy), and advertise is then the cluster's advertised
+	// route address (see gossipAdvertise).
+	routeAddrs []netip.AddrPort
+	advertise  netip.AddrPort
 }
 
 // quote returns s as a double-quoted configuration string.
@@ -115,9 +121,18 @@ func renderConfig(in configInput) []byte {
 		p("cluster {")
 		p("  name: %s", quote(n.cluster))
 		p("  listen: %s", quote("127.0.0.1:"+strconv.Itoa(n.routePort)))
+		if n.advertise.IsValid() {
+			p("  advertise: %s", quote(n.advertise.String()))
+		}
 		p("  routes: [")
-		for _, port := range n.routePorts {
-			p("    %s", quote("nats-route://127.0.0.1:"+strconv.Itoa(port)))
+		if n.routeAddrs != nil {
+			for _, a := range n.routeAddrs {
+				p("    %s", quote("nats-route://"+a.String()))
+			}
+		} else {
+			for _, port := range n.routePorts {
+				p("    %s", quote("nats-route://127.0.0.1:"+strconv.Itoa(port)))
+			}
 		}
 		p("  ]")
 		p("}")

@@ -1,12 +1,16 @@
 package broker
 
 import (
+	"errors"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latent-systems/latent-nats/tools/faultproxy"
 )
 
 func TestRenderConfig(t *testing.T) {
@@ -153,5 +157,70 @@ func TestRenderNoClientVerify(t *testing.T) {
 	conf := string(renderConfig(configInput{dir: "/d", port: -1, opts: Options{}, identity: id}))
 	if strings.Contains(conf, "verify") || strings.Contains(conf, clientCAFile) {
 		t.Errorf("config requires client certificates:\n%s", conf)
+	}
+}
+
+// TestRenderProxiedRoutes: with route proxies a node's routes are the
+// proxies' addresses and it advertises gossipAdvertise(), so that no node
+// dials another's route port directly after a gossiped route INFO.
+func TestRenderProxiedRoutes(t *testing.T) {
+	id, err := newIdentity([]string{"t1"}, AccountLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := &nodeConfig{
+		name: NodeName(0), cluster: ClusterName, routePort: 6001, routePorts: []int{6001, 6002, 6003},
+		routeAddrs: []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:7012"), netip.MustParseAddrPort("127.0.0.1:7013")},
+		advertise:  gossipAdvertise(),
+	}
+	lines := strings.Split(string(renderConfig(configInput{dir: "/d", port: 4222, identity: id, node: node, monitorPort: 8222})), "\n")
+	start := slices.Index(lines, "cluster {")
+	want := []string{
+		"cluster {",
+		`  name: "latent-cluster"`,
+		`  listen: "127.0.0.1:6001"`,
+		`  advertise: "127.0.0.1:9"`,
+		"  routes: [",
+		`    "nats-route://127.0.0.1:7012"`,
+		`    "nats-route://127.0.0.1:7013"`,
+		"  ]",
+		"}",
+	}
+	if start < 0 || start+len(want) > len(lines) {
+		t.Fatalf("no cluster block in:\n%s", strings.Join(lines, "\n"))
+	}
+	if diff := cmp.Diff(want, lines[start:start+len(want)]); diff != "" {
+		t.Errorf("cluster block (-want +got):\n%s", diff)
+	}
+}
+
+// TestRouteFaultsNeedProxies: the route fault calls of a cluster whose
+// routes are direct return ErrDirectRoutes; a pair that is not two nodes
+// is ErrUnknownNode.
+func TestRouteFaultsNeedProxies(t *testing.T) {
+	c := &Cluster{nodes: make([]*Broker, 3)}
+	pass := faultproxy.Fault{Kind: faultproxy.Pass}
+	if err := c.SetLink(0, 1, pass); !errors.Is(err, ErrDirectRoutes) {
+		t.Errorf("SetLink: %v, want ErrDirectRoutes", err)
+	}
+	if err := c.Partition(pass, []int{0}, []int{1, 2}); !errors.Is(err, ErrDirectRoutes) {
+		t.Errorf("Partition: %v, want ErrDirectRoutes", err)
+	}
+	if err := c.Heal(); !errors.Is(err, ErrDirectRoutes) {
+		t.Errorf("Heal: %v, want ErrDirectRoutes", err)
+	}
+	if c.RouteProxy(0, 1) != nil {
+		t.Error("RouteProxy of direct routes is not nil")
+	}
+	c.proxies = make([][]*faultproxy.Proxy, 3)
+	for _, pair := range [][2]int{{0, 0}, {0, 3}, {-1, 1}} {
+		if err := c.SetLink(pair[0], pair[1], pass); !errors.Is(err, ErrUnknownNode) {
+			t.Errorf("SetLink(%d, %d): %v, want ErrUnknownNode", pair[0], pair[1], err)
+		}
+	}
+	for _, sides := range [][][]int{{{0}, {0, 1}}, {{3}}, {{-1}}} {
+		if err := c.Partition(pass, sides...); !errors.Is(err, ErrUnknownNode) {
+			t.Errorf("Partition(%v): %v, want ErrUnknownNode", sides, err)
+		}
 	}
 }

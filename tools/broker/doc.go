@@ -76,6 +76,16 @@
 //     a [Requester] the caller connects as the tenant's admin
 //     (tools/broker/clustertest adapts the project's connection).
 //
+// With [Options.ProxyRoutes] each node's route to each other node goes
+// through a fault proxy of its own (package faultproxy; one per ordered
+// pair, [Cluster.RouteProxy]), so the links between nodes fail while the
+// clients' connections stay: [Cluster.SetLink] sets a fault on both
+// routes of a pair (a cut, a stall, a latency; Pass heals),
+// [Cluster.Partition] on every link between two sides, [Cluster.Heal]
+// clears them all. Every node then advertises one route address that each
+// counts as its own, so a route INFO gossiped between nodes never makes
+// one dial another around the proxies.
+//
 // The binary is found by [ServerBinary], the one function of this package
 // that reads the environment: LATENT_NATS_SERVER names it (the Makefile sets
 // it to .cache/nats-server-v2.14.6), otherwise it is built once with

@@ -45,6 +45,9 @@ var (
 	// ErrNotHealthy is returned by [Cluster.WaitHealthy] when its bound
 	// ended before the node's health check passed.
 	ErrNotHealthy = errors.New("broker: node not healthy")
+	// ErrDirectRoutes is returned by the route fault calls of a [Cluster]
+	// started without [Options.ProxyRoutes].
+	ErrDirectRoutes = errors.New("broker: the cluster's routes do not go through fault proxies")
 	// ErrNoLeader is returned when a stream or consumer reply names no
 	// leader, or a wait for a leader ended without one.
 	ErrNoLeader = errors.New("broker: no leader")

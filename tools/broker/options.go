@@ -203,6 +203,12 @@ type Options struct {
 	// resolver_preload, lame_duck_duration, lame_duck_grace_period, and for
 	// a cluster's nodes http and cluster).
 	Extra string
+	// ProxyRoutes, for [StartCluster], sends each node's route to each
+	// other node through a fault proxy of its own (package faultproxy),
+	// so that a test cuts, stalls, delays and heals the links between
+	// nodes ([Cluster.SetLink], [Cluster.Partition], [Cluster.Heal]).
+	// [Start] ignores it.
+	ProxyRoutes bool
 	// Log receives a copy of the server's log, whole lines at a time
 	// (cut at [MaxLogLine]); nil means none. Writes happen on the goroutine
 	// that copies the child's output, so Log must not block for long. A
