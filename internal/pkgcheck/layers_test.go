@@ -42,7 +42,7 @@ func TestModuleLayers(t *testing.T) {
 		"internal/jsontree":   {[]string{"internal/jsonlex"}, "the strict JSON tree and schema walk of the configuration and the credentials file, over jsonlex's tokens"},
 		"internal/jsonlex":    {nil, "the strict JSON lexer under pull's, refhost's and jsontree's decoders"},
 		"internal/pkgcheck":   {nil, "checks of the module's own source, standard library only"},
-		"internal/fakeserver": {nil, "a scripted TLS server for tests below conformance, standard library only"},
+		"internal/fakeserver": {[]string{"internal/testpki"}, "a scripted TLS server for tests below conformance; its certificates from testpki"},
 		"internal/frametest":  {nil, "frames shaped like broker traffic for the parser's and the peer benchmarks"},
 		"internal/apicheck":   {[]string{"internal/pkgcheck"}, "the golden list of the exported API, read with go/parser and go/ast over pkgcheck's walk of the module"},
 		"internal/testpki":    {nil, "generated certificate authorities and client certificates for tests and the broker harness, standard library only"},
