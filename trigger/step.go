@@ -277,9 +277,9 @@ type visit struct {
 	ref     BindingRef
 
 	// Held by the phases, released by end.
-	in     Inbound
-	pre    context.Context
-	cancel context.CancelFunc
+	in Inbound
+	// by is the end of the phase before the pull.
+	by time.Time
 
 	l     link
 	info  ConsumerState
@@ -311,15 +311,11 @@ func (v *visit) operation() bool {
 	return true
 }
 
-// end releases what the phases held: the connection forgets the phase
-// before the pull (see conn.Conn.Detach), then the pools' request and the
-// host's reservation (Release exactly once per Inbound, even after a
-// Close).
+// end releases what the phases held: the pools' request and the host's
+// reservation (Release exactly once per Inbound, even after a Close). The
+// connection's cancellation registration is on the owner's context, which
+// outlives the step (Step detaches it, Run closes the connection).
 func (v *visit) end() {
-	if v.cancel != nil {
-		v.ts.client.detach()
-		v.cancel()
-	}
 	v.t.releaseRequestLocked()
 	if v.in != nil {
 		v.t.unlock()
@@ -410,8 +406,8 @@ func (v *visit) reserve() bool {
 // the pull has T from the host's reservation, so that a slow reservation
 // does not eat into the probe, dial and consumer info.
 func (v *visit) connect() bool {
-	v.pre, v.cancel = context.WithDeadline(v.ctx, v.t.now().Add(v.timeout))
-	l, err := v.ts.client.acquire(v.ctx, v.pre, v.t.pools, v.ts, v.t.now, v.t.rand, v.t.dial)
+	v.by = v.t.now().Add(v.timeout)
+	l, err := v.ts.client.acquire(v.ctx, v.by, v.t.pools, v.ts, v.t.now, v.t.rand, v.t.dial)
 	if err != nil {
 		switch {
 		case v.stopped():
@@ -454,7 +450,7 @@ func (v *visit) inspect() bool {
 	if !v.operation() {
 		return false
 	}
-	pend, err := v.l.inspect(v.pre, v.b)
+	pend, err := v.l.inspect(v.ctx, v.by, v.b)
 	now := v.t.now()
 	v.ts.client.settle(v.t.pools, v.ts, err, now)
 	if err == nil || errors.Is(err, pull.ErrConsumerPaused) || errors.Is(err, pull.ErrProfileMismatch) {
