@@ -42,13 +42,14 @@ import (
 //   - Close stops the step (its context is done; nothing more is
 //     acknowledged), closes the installation and returns: it waits for
 //     the runtime's own work of the step, never for host code. The step
-//     returns ErrClosed once its host code returns, calling the host
-//     after Close only to Release its Inbound and for ObserveStep.
+//     returns ErrClosed once its host code returns; once Close returned,
+//     it may still make the one host call it was entering, then calls the
+//     host only to Release its Inbound and for ObserveStep.
 //   - CloseIdle during a step returns at once; the step closes the
 //     connections when it ends.
-//   - Step and Run called with the context a callback was given (or one
-//     derived from it) return ErrReentrant; with another context, while
-//     a Run or Step drives the installation, ErrRunning.
+//   - Step and Run called with the context ReserveInbound or Activate was
+//     given (or one derived from it) return ErrReentrant; with another
+//     context, while a Run or Step drives the installation, ErrRunning.
 //   - Rotate, Monitor, Snapshot, LastStep and the Pools' methods never
 //     wait for a step; Pools.Close closes each installation as Close does.
 //
