@@ -24,8 +24,8 @@ func interruptAt() time.Time { return time.Unix(1, 0) }
 // request), so a request allocates nothing for it; a call with another
 // context stops it and registers anew, and Close stops it. A registration
 // stopped after its function started cannot touch the socket any more:
-// the function sets the deadline only while the context registered now,
-// read under mu, is done, and stopping clears it under mu; so a late
+// the function sets the deadline only while the Done channel registered
+// now, read under mu, is closed, and stopping clears it under mu; so a late
 // function can never cut short a later call's deadline (a later context
 // that is done itself would interrupt that call anyway). The function is
 // one method value per connection, not a closure per registration.
@@ -34,9 +34,9 @@ type canceller struct {
 	stop func() bool
 	fire func() // interrupt, made at the first registration
 
-	mu  sync.Mutex
-	ctx context.Context // the registered context; nil when none
-	raw net.Conn
+	mu    sync.Mutex
+	armed <-chan struct{} // done, for interrupt; nil when none
+	raw   net.Conn
 }
 
 // watch registers ctx unless the current registration already covers it.
@@ -54,7 +54,7 @@ func (w *canceller) watch(ctx context.Context, raw net.Conn) {
 		w.fire = w.interrupt
 	}
 	w.mu.Lock()
-	w.ctx, w.raw = ctx, raw
+	w.armed, w.raw = done, raw
 	w.mu.Unlock()
 	w.stop = context.AfterFunc(ctx, w.fire)
 	w.done = done
@@ -66,8 +66,10 @@ func (w *canceller) watch(ctx context.Context, raw net.Conn) {
 func (w *canceller) interrupt() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.ctx != nil && w.ctx.Err() != nil {
+	select {
+	case <-w.armed: // a nil channel (none registered) is never ready
 		_ = w.raw.SetDeadline(interruptAt())
+	default:
 	}
 }
 
@@ -79,7 +81,7 @@ func (w *canceller) unwatch() {
 	}
 	w.stop()
 	w.mu.Lock()
-	w.ctx, w.raw = nil, nil
+	w.armed, w.raw = nil, nil
 	w.mu.Unlock()
 	w.stop, w.done = nil, nil
 }

@@ -76,17 +76,22 @@ var hookSites = []string{"eligible", "credential", "reserve", "activate", "relea
 // TestCallbackCallsInstallation: every host callback site, each calling
 // one method of its installation (or of the pools), on a step that
 // delivers one message. The call returns (no deadlock) with the
-// documented answer, and the step ends as documented.
+// documented answer, the step ends as documented, and so does the next.
 func TestCallbackCallsInstallation(t *testing.T) {
 	type outcome struct {
-		// callErr is the error of the call made from the callback.
+		// callErr is the error of the call made from the callback;
+		// stepErr is Step's.
 		callErr error
-		// stepErr is Step's error; closed: the installation is closed
-		// and holds nothing once Step returned.
 		stepErr error
-		closed  bool
-		// delivered: the delivery was acknowledged (verified).
-		delivered bool
+		// ack is the report's acknowledgement.
+		ack AckState
+		// closed: the installation is closed and the pools hold nothing
+		// once Step returned; links are the connections left open.
+		closed bool
+		links  int
+		// nextErr and nextAck are those of a next step with a message.
+		nextErr error
+		nextAck AckState
 	}
 	rotation := func(t *testing.T, r *rig) Credential {
 		s, err := credential.FromToken("token-of-t0-rotated-0123456789")
@@ -97,18 +102,31 @@ func TestCallbackCallsInstallation(t *testing.T) {
 		c.Secret = s
 		return c
 	}
+	// open is the outcome of a call that leaves the step and the
+	// installation alone.
+	open := func(string) outcome {
+		return outcome{ack: AckVerified, links: 1, nextAck: AckVerified}
+	}
+	// closing is the outcome of a Close: the delivery is acknowledged
+	// when Close came after the acknowledgement.
+	closing := func(site string) outcome {
+		// The next Step is refused: its report is the zero one.
+		o := outcome{stepErr: ErrClosed, ack: AckNone, closed: true, nextErr: ErrClosed}
+		if site == "release" || site == "observe" {
+			o.ack = AckVerified
+		}
+		return o
+	}
 	cases := []struct {
 		name string
 		call func(t *testing.T, r *rig, ctx context.Context) error
 		want func(site string) outcome
 	}{
-		{"Close", func(_ *testing.T, r *rig, _ context.Context) error { r.trig.Close(); return nil },
-			func(site string) outcome {
-				// Close after the acknowledgement leaves it verified.
-				return outcome{stepErr: ErrClosed, closed: true, delivered: site == "release" || site == "observe"}
-			}},
+		{"Close", func(_ *testing.T, r *rig, _ context.Context) error { r.trig.Close(); return nil }, closing},
 		{"CloseIdle", func(_ *testing.T, r *rig, _ context.Context) error { r.trig.CloseIdle(); return nil },
-			func(string) outcome { return outcome{delivered: true} }},
+			func(string) outcome { return outcome{ack: AckVerified, nextAck: AckVerified} }},
+		// With the callback's own context, if it was given one, then with
+		// another.
 		{"Step", func(_ *testing.T, r *rig, ctx context.Context) error {
 			if ctx != nil {
 				if _, err := r.trig.Step(ctx, r.host); !errors.Is(err, ErrReentrant) {
@@ -117,7 +135,7 @@ func TestCallbackCallsInstallation(t *testing.T) {
 			}
 			_, err := r.trig.Step(context.Background(), r.host)
 			return err
-		}, func(string) outcome { return outcome{callErr: ErrRunning, delivered: true} }},
+		}, func(site string) outcome { o := open(site); o.callErr = ErrRunning; return o }},
 		{"Run", func(_ *testing.T, r *rig, ctx context.Context) error {
 			if ctx != nil {
 				if err := r.trig.Run(ctx, r.host); !errors.Is(err, ErrReentrant) {
@@ -125,23 +143,19 @@ func TestCallbackCallsInstallation(t *testing.T) {
 				}
 			}
 			return r.trig.Run(context.Background(), r.host)
-		}, func(string) outcome { return outcome{callErr: ErrRunning, delivered: true} }},
-		{"Rotate", func(t *testing.T, r *rig, _ context.Context) error { return r.trig.Rotate(rotation(t, r)) },
-			func(string) outcome { return outcome{delivered: true} }},
+		}, func(site string) outcome { o := open(site); o.callErr = ErrRunning; return o }},
+		{"Rotate", func(t *testing.T, r *rig, _ context.Context) error { return r.trig.Rotate(rotation(t, r)) }, open},
 		{"Snapshot", func(_ *testing.T, r *rig, _ context.Context) error {
 			r.mon.Snapshot()
 			r.mon.LastStep()
 			return nil
-		}, func(string) outcome { return outcome{delivered: true} }},
+		}, open},
 		{"Usage", func(_ *testing.T, r *rig, _ context.Context) error {
 			r.pools.Usage()
 			r.pools.Epoch("orders")
 			return nil
-		}, func(string) outcome { return outcome{delivered: true} }},
-		{"Pools.Close", func(_ *testing.T, r *rig, _ context.Context) error { r.pools.Close(); return nil },
-			func(site string) outcome {
-				return outcome{stepErr: ErrClosed, closed: true, delivered: site == "release" || site == "observe"}
-			}},
+		}, open},
+		{"Pools.Close", func(_ *testing.T, r *rig, _ context.Context) error { r.pools.Close(); return nil }, closing},
 	}
 	for _, tc := range cases {
 		for _, site := range hookSites {
@@ -149,48 +163,31 @@ func TestCallbackCallsInstallation(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					r := newRig(t, rtConfig(t, 1), PoolLimits{})
 					r.net.publish(0, `[]`)
-					var callErr error
-					called := false
+					var got outcome
+					called := 0
 					h := &hookHost{fakeHost: r.host, site: site, hook: func(ctx context.Context) {
-						called = true
-						callErr = tc.call(t, r, ctx)
+						called++
+						got.callErr = tc.call(t, r, ctx)
 					}}
-					want := tc.want(site)
 					rep, err := r.trig.Step(t.Context(), h)
-					if !called {
-						t.Fatal("the callback was not called")
+					got.stepErr, got.ack = err, rep.Ack
+					u := r.pools.Usage()
+					got.closed = u == (Usage{})
+					got.links = r.net.openLinks()
+					r.net.publish(0, `[]`)
+					next, err := r.trig.Step(t.Context(), r.host)
+					got.nextErr, got.nextAck = err, next.Ack
+					want := tc.want(site)
+					if called != 1 || r.host.held() != 0 {
+						t.Errorf("callback called %d times, %d reservations held: want once, none", called, r.host.held())
 					}
-					if !errors.Is(callErr, want.callErr) || (want.callErr == nil && callErr != nil) {
-						t.Errorf("%s from %s: %v, want %v", tc.name, site, callErr, want.callErr)
+					if !errors.Is(got.callErr, want.callErr) || !errors.Is(got.stepErr, want.stepErr) || !errors.Is(got.nextErr, want.nextErr) {
+						t.Errorf("errors: call %v, step %v, next step %v; want %v, %v, %v",
+							got.callErr, got.stepErr, got.nextErr, want.callErr, want.stepErr, want.nextErr)
 					}
-					if !errors.Is(err, want.stepErr) || (want.stepErr == nil && err != nil) {
-						t.Errorf("Step: %v, want %v", err, want.stepErr)
-					}
-					if got := rep.Ack == AckVerified; got != want.delivered {
-						t.Errorf("report %+v: acknowledged %v, want %v", rep, got, want.delivered)
-					}
-					if r.host.held() != 0 {
-						t.Errorf("%d reservations held after the step", r.host.held())
-					}
-					if !want.closed {
-						if rep.Result != ResultDelivered {
-							t.Errorf("report %+v, want delivered", rep)
-						}
-						// The step still works, and so does the next.
-						r.net.publish(0, `[]`)
-						if rep := r.step(t); rep.Ack != AckVerified {
-							t.Errorf("next step %+v, want acknowledged", rep)
-						}
-						return
-					}
-					if u := r.pools.Usage(); u != (Usage{}) || r.net.openLinks() != 0 {
-						t.Errorf("after the step: usage %+v, open links %d: want nothing held", u, r.net.openLinks())
-					}
-					if _, err := r.trig.Step(t.Context(), r.host); !errors.Is(err, ErrClosed) {
-						t.Errorf("Step after Close: %v, want ErrClosed", err)
-					}
-					if err := r.trig.Run(t.Context(), r.host); !errors.Is(err, ErrClosed) {
-						t.Errorf("Run after Close: %v, want ErrClosed", err)
+					got.callErr, got.stepErr, got.nextErr = want.callErr, want.stepErr, want.nextErr
+					if got != want {
+						t.Errorf("step %+v, usage %+v: got %+v, want %+v", rep, u, got, want)
 					}
 				})
 			})
