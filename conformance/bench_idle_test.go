@@ -91,10 +91,54 @@ func BenchmarkIdleStep(b *testing.B) {
 }
 
 // idleBenchStep makes one Step and fails unless it was an empty visit.
-func idleBenchStep(b *testing.B, trig *trigger.Triggers, host trigger.Host) {
+func idleBenchStep(b testing.TB, trig *trigger.Triggers, host trigger.Host) {
 	r, err := trig.Step(b.Context(), host)
 	if err != nil || r.Result != trigger.ResultEmpty {
 		b.Fatalf("step: %v, %v", r.Result, err)
+	}
+}
+
+// maxIdleStepAllocs is the most an empty Step may allocate (see
+// BENCHMARKS.md, "One empty visit"): the step's context and the
+// connection's cancellation registration on it (8: the context, its
+// cancel function, the value naming the installation for ErrReentrant,
+// the context's Done channel, the registration and its stop function,
+// the context's map of children), crypto/tls's reader for the probe's
+// read and the reply's and the probe's timeout error (3), and the
+// reference host's reservation (1).
+const maxIdleStepAllocs = 12
+
+// TestIdleStepAllocations: an empty Step against the pinned broker
+// allocates at most maxIdleStepAllocs times (plus what the race
+// detector's instrumentation adds, idleRaceAllocs). Half an allocation of
+// slack absorbs a rare broker log line copied by the test harness.
+func TestIdleStepAllocations(t *testing.T) {
+	brk := brokertest.Start(t, broker.Options{Tenants: []string{idleTenant}})
+	cfg := idleBenchConfig(brk)
+	cfg.Bindings = cfg.Bindings[:2]
+	idleBenchProvision(t, brk, cfg)
+	secret := idleBenchSecret(t, brk)
+	defer secret.Wipe()
+	tn := cfg.Tenants[0]
+	creds := []trigger.Credential{{Tenant: tn.ID, ProviderID: tn.ProviderID, Destination: tn.Destination, Secret: secret}}
+	pools, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pools.Close()
+	trig, _, err := trigger.Install(pools, "idle-allocations", 1, 0, cfg, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer trig.CloseIdle()
+	host := idleBenchHost(t)
+	for range len(cfg.Bindings) {
+		idleBenchStep(t, trig, host) // dials, and makes each consumer
+	}
+	allocs := testing.AllocsPerRun(200, func() { idleBenchStep(t, trig, host) })
+	t.Logf("%.2f allocations per empty step", allocs)
+	if want := maxIdleStepAllocs + idleRaceAllocs; allocs > float64(want)+0.5 {
+		t.Errorf("%.2f allocations per empty step, want at most %d", allocs, want)
 	}
 }
 
@@ -150,7 +194,7 @@ func idleBenchConfig(brk *broker.Broker) trigger.Config {
 
 // idleBenchProvision creates the stream and the consumers with the
 // tenant's administrator, as `provision` does.
-func idleBenchProvision(b *testing.B, brk *broker.Broker, cfg trigger.Config) {
+func idleBenchProvision(b testing.TB, brk *broker.Broker, cfg trigger.Config) {
 	b.Helper()
 	admin, err := brk.Admin(idleTenant)
 	if err != nil {
@@ -174,7 +218,7 @@ func idleBenchProvision(b *testing.B, brk *broker.Broker, cfg trigger.Config) {
 // idleBenchSecret mints the runtime user: the consumer-info, pull and
 // acknowledgement subjects of the stream as wildcards (one grant for every
 // binding), and the tenant's private inbox only.
-func idleBenchSecret(b *testing.B, brk *broker.Broker) *credential.Secret {
+func idleBenchSecret(b testing.TB, brk *broker.Broker) *credential.Secret {
 	b.Helper()
 	user, err := brk.User(idleTenant, broker.UserSpec{
 		Name: "trigger",
@@ -192,7 +236,7 @@ func idleBenchSecret(b *testing.B, brk *broker.Broker) *credential.Secret {
 	return idleSecret(b, user)
 }
 
-func idleSecret(b *testing.B, c broker.Creds) *credential.Secret {
+func idleSecret(b testing.TB, c broker.Creds) *credential.Secret {
 	b.Helper()
 	file, err := c.File()
 	if err != nil {
@@ -208,7 +252,7 @@ func idleSecret(b *testing.B, c broker.Creds) *credential.Secret {
 
 // idleBenchHost is the reference host with the bindings' function
 // published and routed; no message arrives, so it is never called.
-func idleBenchHost(b *testing.B) *refhost.Host {
+func idleBenchHost(b testing.TB) *refhost.Host {
 	b.Helper()
 	h, err := refhost.New(refhost.Config{MaxActivations: 1, MaxInputBytes: 256})
 	if err != nil {

@@ -24,15 +24,19 @@ func interruptAt() time.Time { return time.Unix(1, 0) }
 // request), so a request allocates nothing for it; a call with another
 // context stops it and registers anew, and Close stops it. A registration
 // stopped after its function started cannot touch the socket any more:
-// the function sets the deadline only while its generation is current,
-// under mu, and stopping advances the generation under mu; so a late
-// function can never cut short a later call's deadline.
+// the function sets the deadline only while the Done channel registered
+// now, read under mu, is closed, and stopping clears it under mu; so a late
+// function can never cut short a later call's deadline (a later context
+// that is done itself would interrupt that call anyway). The function is
+// one method value per connection, not a closure per registration.
 type canceller struct {
 	done <-chan struct{} // the registered context's Done; nil when none
 	stop func() bool
+	fire func() // interrupt, made at the first registration
 
-	mu  sync.Mutex
-	gen uint64 // advanced by every stop; read by the registered function
+	mu    sync.Mutex
+	armed <-chan struct{} // done, for interrupt; nil when none
+	raw   net.Conn
 }
 
 // watch registers ctx unless the current registration already covers it.
@@ -46,15 +50,27 @@ func (w *canceller) watch(ctx context.Context, raw net.Conn) {
 	if done == nil {
 		return
 	}
-	gen := w.gen // only the owner writes gen, under mu
-	w.stop = context.AfterFunc(ctx, func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.gen == gen {
-			_ = raw.SetDeadline(interruptAt())
-		}
-	})
+	if w.fire == nil {
+		w.fire = w.interrupt
+	}
+	w.mu.Lock()
+	w.armed, w.raw = done, raw
+	w.mu.Unlock()
+	w.stop = context.AfterFunc(ctx, w.fire)
 	w.done = done
+}
+
+// interrupt is the registration's function, run once its context is
+// done: it sets a passed deadline on the socket if the context registered
+// now is done (see canceller).
+func (w *canceller) interrupt() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	select {
+	case <-w.armed: // a nil channel (none registered) is never ready
+		_ = w.raw.SetDeadline(interruptAt())
+	default:
+	}
 }
 
 // unwatch stops the registration, if any; once it returns, the
@@ -65,7 +81,7 @@ func (w *canceller) unwatch() {
 	}
 	w.stop()
 	w.mu.Lock()
-	w.gen++
+	w.armed, w.raw = nil, nil
 	w.mu.Unlock()
 	w.stop, w.done = nil, nil
 }

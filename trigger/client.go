@@ -29,7 +29,8 @@ type link interface {
 	// detach stops the connection's cancellation registration (see
 	// conn.Conn.Detach), before the step ends a context it used.
 	detach()
-	inspect(ctx context.Context, b *bindingState) (pull.Pending, error)
+	// inspect asks for consumer info, ending by by at the latest.
+	inspect(ctx context.Context, by time.Time, b *bindingState) (pull.Pending, error)
 	// next pulls at most one message. The payload of a message aliases
 	// the link's read buffer and is valid until its next call.
 	next(ctx context.Context, b *bindingState) (pulled, error)
@@ -111,14 +112,14 @@ type client struct {
 // be in lame-duck mode (an INFO read by the probe), or one idle past
 // MaxIdleAge, or one authenticated with a secret Rotate replaced, is
 // retired. Either is closed and replaced by one dial within
-// this call. A probe that did not run because ctx was already done leaves
-// the connection pooled and returns ctx's error. A new dial needs the
+// this call. A probe that did not run because owner (the owner's context,
+// whose cancellation ends the step) was already done leaves the connection
+// pooled and returns owner's error. A new dial ends by by; it needs the
 // backoff elapsed, the client and connection reservations, and succeeds or
-// fails once; a failure sets the backoff unless owner (the owner's context,
-// whose cancellation ends the step) was done, whatever cut the dial short
-// otherwise (ctx's deadline included). now is the clock; rnd jitters the
-// backoff.
-func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, now func() time.Time, rnd io.Reader, dial dialFunc) (link, error) {
+// fails once; a failure sets the backoff unless owner was done, whatever
+// cut the dial short otherwise (by included). now is the clock; rnd
+// jitters the backoff.
+func (c *client) acquire(owner context.Context, by time.Time, p *Pools, ts *tenantState, now func() time.Time, rnd io.Reader, dial dialFunc) (link, error) {
 	if c.link != nil {
 		switch {
 		case !c.link.open():
@@ -126,7 +127,7 @@ func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, 
 		case !c.link.usable() || now().Sub(c.lastUsed) > p.lim.MaxIdleAge || ts.cred.stale():
 			c.replace(p, ts)
 		default:
-			err := c.link.check(ctx)
+			err := c.link.check(owner)
 			switch {
 			case err == nil && c.link.usable():
 				return c.link, nil
@@ -154,7 +155,11 @@ func (c *client) acquire(owner, ctx context.Context, p *Pools, ts *tenantState, 
 	}
 	c.dials++
 	ts.cred.checkout()
-	l, err := dial(ctx, ts)
+	// The one context of its own the phase before the pull makes: a
+	// dial is rare, and conn.Dial leaves no registration on it.
+	dctx, cancel := context.WithDeadline(owner, by)
+	l, err := dial(dctx, ts)
+	cancel()
 	if err != nil {
 		ts.cred.release()
 		p.releaseConnection(ts.usage, ts.provider)
@@ -318,7 +323,7 @@ func (t *Triggers) newConnLink(c *conn.Conn, ts *tenantState) *connLink {
 	if ts.scratch == nil {
 		ts.scratch = new(pull.Scratch)
 	}
-	return &connLink{c: c, now: t.now, scratch: ts.scratch}
+	return &connLink{c: c, now: t.now, scratch: ts.scratch, bounded: boundedConn{c: c}}
 }
 
 // connConfig is the connection configuration of a tenant: its exact
@@ -358,6 +363,8 @@ type connLink struct {
 	// last is the delivery of the last pull, for its acknowledgement.
 	last    pull.Delivery
 	lastFor *bindingState
+	// bounded is c for inspect.
+	bounded boundedConn
 }
 
 func (l *connLink) check(ctx context.Context) error { return l.c.Check(ctx) }
@@ -382,12 +389,29 @@ func (l *connLink) consumer(b *bindingState) (*pull.Consumer, error) {
 	return b.consumer, nil
 }
 
-func (l *connLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, error) {
+func (l *connLink) inspect(ctx context.Context, by time.Time, b *bindingState) (pull.Pending, error) {
 	pc, err := l.consumer(b)
 	if err != nil {
 		return pull.Pending{}, err
 	}
-	return pc.Inspect(ctx, l.c)
+	l.bounded.by = by
+	return pc.Inspect(ctx, &l.bounded)
+}
+
+// boundedConn is a connection as a pull.Requester whose exchanges end by
+// by at the latest: a phase's bound without a context of its own (one
+// per step would cost the step a timer, its context and the connection's
+// cancellation registration on it, about seven allocations).
+type boundedConn struct {
+	c  *conn.Conn
+	by time.Time
+}
+
+func (b *boundedConn) Exchange(ctx context.Context, deadline time.Time, call conn.Call) (conn.Reply, error) {
+	if b.by.Before(deadline) {
+		deadline = b.by
+	}
+	return b.c.Exchange(ctx, deadline, call)
 }
 
 func (l *connLink) next(ctx context.Context, b *bindingState) (pulled, error) {

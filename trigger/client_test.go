@@ -305,7 +305,7 @@ func TestAcquireUnprobed(t *testing.T) {
 					ctx = t.Context()
 				}
 				r.trig.mu.Lock()
-				l, err := ts.client.acquire(t.Context(), ctx, r.pools, ts, time.Now, r.trig.rand, r.trig.dial)
+				l, err := ts.client.acquire(ctx, time.Now().Add(time.Second), r.pools, ts, time.Now, r.trig.rand, r.trig.dial)
 				r.trig.mu.Unlock()
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("acquire = %v, want %v", err, tc.wantErr)

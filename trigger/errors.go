@@ -524,13 +524,12 @@ var (
 	ErrSuperseded = errors.New("trigger: installation superseded by a newer epoch")
 	// ErrClosed: the installation (or the pools) was closed.
 	ErrClosed = errors.New("trigger: closed")
-	// ErrRunning: Run was called while Run is already running, or Step
-	// while Run runs.
+	// ErrRunning: Run or Step was called while a Run or a Step drives the
+	// installation.
 	ErrRunning = errors.New("trigger: already running")
-	// ErrReentrant: Step or Run was called from inside one of the
-	// installation's own host callbacks (Activate, ObserveStep or another
-	// Host method), on the goroutine that runs the step; it would wait for
-	// that step forever.
+	// ErrReentrant: Step or Run was called with the context the runtime
+	// gave one of the installation's own host callbacks, or one derived
+	// from it: from inside the step (see host.go).
 	ErrReentrant = errors.New("trigger: step or run called from inside the step's own host callback")
 	// ErrPoolExhausted is matched by every *ReservationError: a shared pool
 	// limit refused a reservation, so nothing was sent.

@@ -31,6 +31,31 @@ import (
 // come from the goroutine that runs Run or Step, one at a time, so a host
 // needs no locking on behalf of one Triggers (but one host may serve
 // several).
+//
+// Host code and the installation. This is the one statement of the
+// contract; the methods refer to it. Host code is every method of the
+// Host, its Inbound and StepObserver, and the handler of
+// PoolConfig.Logger. The runtime never runs host code while it holds the
+// installation's lock, so host code may call into the installation, and
+// may wait for another goroutine that does, without deadlock:
+//
+//   - Close stops the step (its context is done; nothing more is
+//     acknowledged), closes the installation and returns: it waits for
+//     the runtime's own work of the step, never for host code. The step
+//     returns ErrClosed once its host code returns; once Close returned,
+//     it may still make the one host call it was entering, then calls the
+//     host only to Release its Inbound and for ObserveStep.
+//   - CloseIdle during a step returns at once; the step closes the
+//     connections when it ends.
+//   - Step and Run called with the context ReserveInbound or Activate was
+//     given (or one derived from it) return ErrReentrant; with another
+//     context, while a Run or Step drives the installation, ErrRunning.
+//   - Rotate, Monitor, Snapshot, LastStep and the Pools' methods never
+//     wait for a step; Pools.Close closes each installation as Close does.
+//
+// PoolConfig.Dialer and PoolConfig.Rand are providers, not callbacks: the
+// runtime calls them holding the lock, and they must not call into the
+// installation.
 
 // ErrUnavailable is returned (or wrapped) by Host.ReserveInbound when
 // admission or the input allocation cannot be had now: the runtime makes no
@@ -77,9 +102,9 @@ type Host interface {
 //
 // ObserveStep is called on the stepping goroutine after the step's Inbound
 // was released and the Monitor counted the step, so a report observed is
-// already in the Snapshot. It must return promptly and must not call the
-// Triggers (Step, Run, Close, CloseIdle): the step still holds the
-// installation's lock.
+// already in the Snapshot. It must return promptly; it may call the
+// Triggers as every host callback may (see "Host code and the
+// installation" above).
 type StepObserver interface {
 	ObserveStep(r StepReport)
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/latent-systems/latent-nats/pull"
@@ -35,33 +34,38 @@ type Triggers struct {
 	tenantIDs []string
 	provIDs   []string
 
-	running atomic.Bool
-	// stepper is the ID of the goroutine running a step (holding mu), 0
-	// between steps: a host callback calling back into t is detected by
-	// it (see reentry.go).
-	stepper atomic.Uint64
-
-	// stopMu guards stop: the cancel of the context the Run or Step in
-	// progress runs under, so that Close can end a step waiting on the
-	// broker without waiting for it (see Close). It is never held with mu
-	// waited for.
+	// stopMu guards stop: the cancel of the context of the Run or Step
+	// that drives the installation (see claim), so that Close can end a
+	// step waiting on the broker without waiting for it. It is never held
+	// with mu waited for.
 	stopMu sync.Mutex
 	stop   context.CancelCauseFunc
 
-	// mu is held by a step, CloseIdle and Close; everything below is
-	// owned by its holder.
+	// mu guards the installation's state. A step holds it while it runs
+	// the runtime's own code and releases it around every call into host
+	// code (see the contract in host.go); Close and CloseIdle take it for
+	// their own work. Everything below is owned by its holder.
 	mu     sync.Mutex
 	closed bool
-	// closeAfterStep and idleAfterStep are a Close and a CloseIdle asked
-	// for from inside the step's own host callbacks: the step does them
-	// when it ends.
-	closeAfterStep bool
-	idleAfterStep  bool
-	tenants        []tenantState
-	bindings       []bindingState
-	rot            rotation
-	hot            int
-	steps          uint64
+	// driven: a Run or a Step call drives the installation (see claim).
+	driven bool
+	// stepping: a step is in progress; idleAfterStep is a CloseIdle asked
+	// for during it, done when it ends.
+	stepping      bool
+	idleAfterStep bool
+	// request is the binding whose ingress request the step in progress
+	// holds in the pools, nil when none: the step returns it when its
+	// visit ends, Close when it closes the installation first.
+	request *bindingState
+	// held are the log records written under mu, emitted by unlock once
+	// mu is released (a slog handler is host code too).
+	held []heldRecord
+
+	tenants  []tenantState
+	bindings []bindingState
+	rot      rotation
+	hot      int
+	steps    uint64
 	// dial opens a tenant's link; tests replace it before the first step.
 	dial dialFunc
 }
@@ -83,8 +87,8 @@ type tenantState struct {
 	client     client
 	// scratch is the working memory the pull consumers of the tenant's
 	// bindings share, made with its first link and kept for the
-	// installation's life. Steps hold t.mu and visit one binding each,
-	// so no two of those consumers are ever used at the same time; a
+	// installation's life. One step at a time visits one binding (see
+	// claim), so no two of those consumers are ever used at the same time; a
 	// delivery is acknowledged in the step that pulled it, before the
 	// next pull of any of them.
 	scratch *pull.Scratch
@@ -157,6 +161,7 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 	if t.rand == nil {
 		t.rand = rand.Reader
 	}
+	t.log.held = &t.held
 	t.dial = t.dialConn
 	t.tenants = make([]tenantState, len(cfg.Tenants))
 	t.tenantIDs = make([]string, len(cfg.Tenants))
@@ -205,7 +210,8 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 	if err != nil {
 		return nil, nil, err
 	}
-	t.log.installed(superseded)
+	d := t.log.direct()
+	d.installed(superseded)
 	t.entry = entry
 	for i := range t.tenants {
 		t.tenants[i].usage = tu[i]
@@ -274,28 +280,22 @@ func (t *Triggers) PollInterval() time.Duration { return t.poll }
 // installation's charge, and makes later Run and Step return ErrClosed. A
 // Run or Step in progress is stopped as if its context were cancelled (a
 // wait on the broker is interrupted at once; the host's activation sees
-// its context done; nothing more is acknowledged) and returns ErrClosed;
-// Close waits for its step to end. The registry keeps the epoch, so the
-// next installation of the logical ID expects it. Close is idempotent.
-//
-// Called from inside one of the step's own host callbacks (Activate,
-// ObserveStep, any Host method), Close cannot wait for that step: it stops
-// the step as above and returns at once, and the step closes the
-// installation when it ends, before Step or Run returns (ErrClosed).
+// its context done; nothing more is acknowledged) and returns ErrClosed.
+// Close waits for the runtime's own work of that step, never for host
+// code: when it returns, the installation holds no connection, client or
+// pool reservation, from whatever goroutine it was called, a host
+// callback of the step included (see "Host code and the installation" in
+// host.go). The registry keeps the epoch, so the next installation of the
+// logical ID expects it. Close is idempotent.
 func (t *Triggers) Close() {
 	t.stopMu.Lock()
 	if t.stop != nil {
 		t.stop(ErrClosed)
 	}
 	t.stopMu.Unlock()
-	if t.reentrant(goid()) {
-		// This goroutine holds mu, in the step's callback.
-		t.closeAfterStep = true
-		return
-	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.closeLocked()
+	t.unlock()
 }
 
 func (t *Triggers) closeLocked() {
@@ -304,6 +304,7 @@ func (t *Triggers) closeLocked() {
 	}
 	t.closed = true
 	t.closeClientsLocked()
+	t.releaseRequestLocked()
 	for i := range t.tenants {
 		t.tenants[i].cred.close()
 	}
@@ -312,18 +313,17 @@ func (t *Triggers) closeLocked() {
 
 // CloseIdle closes every tenant connection and releases every tenant client;
 // the next step that needs one dials again. Explicit Step drivers call it
-// when they stop; Run calls it before it returns. It waits for a step in
-// progress to end; called from inside that step's own host callbacks, it
-// returns at once and the step closes them when it ends.
+// when they stop; Run calls it before it returns. Called during a step
+// (from its host callbacks or from another goroutine), it returns at once
+// and the step closes them when it ends.
 func (t *Triggers) CloseIdle() {
-	if t.reentrant(goid()) {
-		// This goroutine holds mu, in the step's callback.
-		t.idleAfterStep = true
-		return
-	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.closeClientsLocked()
+	if t.stepping {
+		t.idleAfterStep = true
+	} else {
+		t.closeClientsLocked()
+	}
+	t.unlock()
 }
 
 func (t *Triggers) closeClientsLocked() {
@@ -332,22 +332,62 @@ func (t *Triggers) closeClientsLocked() {
 	}
 }
 
-// withStop returns ctx made cancellable by Close (see Triggers.stop) and the
-// function that ends that: the caller defers it.
-func (t *Triggers) withStop(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	t.stopMu.Lock()
-	t.stop = cancel
-	t.stopMu.Unlock()
-	return ctx, func() {
-		t.stopMu.Lock()
-		t.stop = nil
-		t.stopMu.Unlock()
-		cancel(nil)
+// releaseRequestLocked returns the ingress request the step in progress
+// holds in the pools, if any.
+func (t *Triggers) releaseRequestLocked() {
+	if b := t.request; b != nil {
+		t.request = nil
+		ts := &t.tenants[b.tenant]
+		t.pools.releaseRequest(ts.usage, ts.provider, b.charge)
 	}
 }
 
-// stopped maps the error of a Run or Step under a context from withStop:
+// unlock releases mu, then emits the log records written under it.
+func (t *Triggers) unlock() {
+	held := t.held
+	t.held = nil
+	t.mu.Unlock()
+	t.log.emit(held)
+}
+
+// driverKey is the context key of the installation a Run or Step drives:
+// the context of every host callback that is given one carries it.
+type driverKey struct{}
+
+// claim makes the caller the installation's one driver, a Run or a Step
+// call, or refuses: ErrReentrant when ctx comes from one of the
+// installation's own host callbacks (it carries the driver's key),
+// ErrRunning when another Run or Step drives it. It returns ctx made
+// cancellable by Close (see stop); the driver gives the claim back with
+// unclaim.
+func (t *Triggers) claim(ctx context.Context) (context.Context, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.driven {
+		if ctx.Value(driverKey{}) == t {
+			return nil, ErrReentrant
+		}
+		return nil, ErrRunning
+	}
+	t.driven = true
+	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, driverKey{}, t))
+	t.stopMu.Lock()
+	t.stop = cancel
+	t.stopMu.Unlock()
+	return ctx, nil
+}
+
+// unclaimLocked ends the driver's claim and cancels its context (mu held).
+func (t *Triggers) unclaimLocked() {
+	t.driven = false
+	t.stopMu.Lock()
+	cancel := t.stop
+	t.stop = nil
+	t.stopMu.Unlock()
+	cancel(nil)
+}
+
+// stopped maps the error of a Run or Step under a context from claim:
 // a stop by Close is ErrClosed.
 func stopped(ctx context.Context, err error) error {
 	if errors.Is(context.Cause(ctx), ErrClosed) && (errors.Is(err, context.Canceled) || err == nil) {

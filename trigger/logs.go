@@ -51,10 +51,35 @@ const (
 
 // logger is an installation's view of PoolConfig.Logger: nil l is
 // silent. Every record carries the installation's logical ID and epoch.
+// A handler is host code, never run under the installation's lock: with
+// held set (the installation's logger, used under that lock) records are
+// kept there for Triggers.unlock to emit.
 type logger struct {
 	l         *slog.Logger
 	logicalID string
 	epoch     uint64
+	held      *[]heldRecord
+}
+
+// heldRecord is a record written under the installation's lock.
+type heldRecord struct {
+	level slog.Level
+	msg   string
+	attrs []slog.Attr
+}
+
+// direct returns g writing its records at once, for use outside the
+// installation's lock.
+func (g logger) direct() logger {
+	g.held = nil
+	return g
+}
+
+// emit writes records kept by a logger with held set.
+func (g *logger) emit(records []heldRecord) {
+	for _, r := range records {
+		g.l.LogAttrs(context.Background(), r.level, r.msg, r.attrs...)
+	}
 }
 
 // on reports whether records are written; callers test it before building
@@ -65,6 +90,10 @@ func (g *logger) log(level slog.Level, msg string, attrs ...slog.Attr) {
 	all := make([]slog.Attr, 0, 2+len(attrs))
 	all = append(all, slog.String(LogKeyLogicalID, g.logicalID), slog.Uint64(LogKeyEpoch, g.epoch))
 	all = append(all, attrs...)
+	if g.held != nil {
+		*g.held = append(*g.held, heldRecord{level: level, msg: msg, attrs: all})
+		return
+	}
 	g.l.LogAttrs(context.Background(), level, msg, all...)
 }
 

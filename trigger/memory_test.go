@@ -514,8 +514,8 @@ func (l *recLink) close() {
 	l.link.close()
 }
 
-func (l *recLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, error) {
-	p, err := l.link.inspect(ctx, b)
+func (l *recLink) inspect(ctx context.Context, by time.Time, b *bindingState) (pull.Pending, error) {
+	p, err := l.link.inspect(ctx, by, b)
 	l.note(err)
 	return p, err
 }

@@ -280,7 +280,7 @@ func (p *Pools) Epoch(logicalID string) (epoch uint64, live bool) {
 }
 
 // Close closes every installation not yet closed, live or superseded (as
-// Triggers.Close, waiting for a step in progress of each to end), and
+// Triggers.Close, which stops a step in progress), and
 // refuses further installations: the final reclamation of the shared
 // pools.
 func (p *Pools) Close() {

@@ -52,8 +52,8 @@ func (t *Triggers) Rotate(c Credential) error {
 		old.Wipe()
 	}
 	t.mon.rotated()
-	if t.log.on() {
-		t.log.tenant(slog.LevelInfo, LogRotated, ts)
+	if g := t.log.direct(); g.on() {
+		g.tenant(slog.LevelInfo, LogRotated, ts)
 	}
 	return nil
 }

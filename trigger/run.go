@@ -26,31 +26,31 @@ import (
 // milliseconds plus whatever the host's activation takes to return.
 // Close does the same from another goroutine, and Run returns ErrClosed.
 // It returns ErrSuperseded when a newer epoch of the logical ID was
-// installed, ErrClosed after Close, ErrRunning when Run already runs,
-// ErrReentrant when called from inside the installation's own host
-// callbacks and ErrNoHost for a nil host, also after CloseIdle.
+// installed, ErrClosed after Close, ErrRunning when Run already runs or a
+// Step is in progress, ErrReentrant when called from inside the
+// installation's own host callbacks (see host.go) and ErrNoHost for a nil
+// host, also after CloseIdle.
 func (t *Triggers) Run(ctx context.Context, host Host) error {
 	if host == nil {
 		return ErrNoHost
 	}
-	gid := goid()
-	if t.reentrant(gid) {
-		return ErrReentrant
+	ctx, err := t.claim(ctx)
+	if err != nil {
+		return err
 	}
-	if !t.running.CompareAndSwap(false, true) {
-		return ErrRunning
-	}
-	defer t.running.Store(false)
-	ctx, unstop := t.withStop(ctx)
-	defer unstop()
-	// Before unstop ends ctx: closed connections hold no registration on
-	// it (see conn.Conn.Detach).
+	defer func() {
+		t.mu.Lock()
+		t.unclaimLocked()
+		t.unlock()
+	}()
+	// Before the claim's end cancels ctx: closed connections hold no
+	// registration on it (see conn.Conn.Detach).
 	defer t.CloseIdle()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 	for {
-		r, err := t.step(ctx, host, gid)
+		r, err := t.step(ctx, host)
 		switch {
 		case err == nil:
 		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):

@@ -365,11 +365,13 @@ func (l *fakeLink) close() {
 	}
 }
 
-func (l *fakeLink) inspect(ctx context.Context, b *bindingState) (pull.Pending, error) {
+func (l *fakeLink) inspect(ctx context.Context, by time.Time, b *bindingState) (pull.Pending, error) {
 	l.n.ev.add("inspect %s", b.cfg.ID)
-	if _, ok := ctx.Deadline(); !ok {
+	if by.IsZero() {
 		return pull.Pending{}, conn.ErrNoDeadline
 	}
+	ctx, cancel := context.WithDeadline(ctx, by)
+	defer cancel()
 	if err := ctx.Err(); err != nil {
 		return pull.Pending{}, err
 	}

@@ -74,50 +74,47 @@ func stepBound(timeout time.Duration) time.Duration {
 // Errors end the owner's work, not the step's: ctx's error when the owner
 // stopped (ctx's end interrupts a wait on the broker at once; the step
 // reclaimed everything locally and acknowledged nothing more), ErrClosed
-// when Close stopped it,
-// ErrSuperseded, ErrClosed, ErrRunning while Run runs, ErrNoHost,
-// ErrReentrant from inside the installation's own host callbacks. Broker
-// and host failures are not errors of Step: they are in the report and the
+// when Close stopped it, ErrSuperseded, ErrClosed, ErrNoHost, ErrRunning
+// while Run runs or another Step is in progress, ErrReentrant from inside
+// the installation's own host callbacks (see host.go). Broker and host
+// failures are not errors of Step: they are in the report and the
 // monitor.
 func (t *Triggers) Step(ctx context.Context, host Host) (StepReport, error) {
 	if host == nil {
 		return StepReport{}, ErrNoHost
 	}
-	gid := goid()
-	if t.reentrant(gid) {
-		return StepReport{}, ErrReentrant
+	ctx, err := t.claim(ctx)
+	if err != nil {
+		return StepReport{}, err
 	}
-	if t.running.Load() {
-		return StepReport{}, ErrRunning
-	}
-	ctx, unstop := t.withStop(ctx)
-	defer unstop()
-	r, err := t.step(ctx, host, gid)
-	// Before unstop ends ctx: the connections kept hold no registration on
-	// it (see conn.Conn.Detach).
+	r, err := t.step(ctx, host)
 	t.mu.Lock()
+	// Before the claim's end cancels ctx: the connections kept hold no
+	// registration on it (see conn.Conn.Detach).
 	for i := range t.tenants {
 		t.tenants[i].client.detach()
 	}
-	t.mu.Unlock()
+	t.unclaimLocked()
+	t.unlock()
 	return r, stopped(ctx, err)
 }
 
-// step makes one visit on the goroutine gid (see reentry.go).
-func (t *Triggers) step(ctx context.Context, host Host, gid uint64) (StepReport, error) {
+// step makes one visit for the installation's driver (see claim). It
+// holds mu except around host code, which it runs without (see host.go).
+func (t *Triggers) step(ctx context.Context, host Host) (StepReport, error) {
 	if err := ctx.Err(); err != nil {
 		return StepReport{}, err
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.stepper.Store(gid)
-	defer t.endStep()
 	if t.closed {
+		t.unlock()
 		return StepReport{}, ErrClosed
 	}
 	if !t.pools.current(t.entry, t.epoch) {
+		t.unlock()
 		return StepReport{}, ErrSuperseded
 	}
+	t.stepping = true
 	now := t.now()
 	t.sweep(now)
 	b := t.nextBinding()
@@ -142,24 +139,18 @@ func (t *Triggers) step(ctx context.Context, host Host, gid uint64) (StepReport,
 		read = &info
 	}
 	t.mon.record(&r, empty, cl.dials-dials, cl.replaced-replaced, read)
+	t.unlock()
 	if o, ok := host.(StepObserver); ok {
 		o.ObserveStep(r)
 	}
-	return r, err
-}
-
-// endStep ends a step (mu held): what its host callbacks asked of Close
-// and CloseIdle is done now.
-func (t *Triggers) endStep() {
-	t.stepper.Store(0)
+	t.mu.Lock()
+	t.stepping = false
 	if t.idleAfterStep {
 		t.idleAfterStep = false
 		t.closeClientsLocked()
 	}
-	if t.closeAfterStep {
-		t.closeAfterStep = false
-		t.closeLocked()
-	}
+	t.unlock()
+	return r, err
 }
 
 // pace decides the wait after a step. A step that delivered a message
@@ -188,10 +179,30 @@ func (t *Triggers) sweep(now time.Time) {
 	}
 }
 
-// credentialCurrent checks the tenant credential's own expiry and the
-// host's word on it.
-func (t *Triggers) credentialCurrent(host Host, ts *tenantState) bool {
-	return ts.cred.current().CheckCurrent(t.now()) == nil && host.CredentialCurrent(ts.cfg.ID) == nil
+// credential checks the tenant credential's own expiry, then the host's
+// word on it. It is false when either says no, and when Close closed the
+// installation during the host's call (then v.err is set).
+func (v *visit) credential() bool {
+	if v.ts.cred.current().CheckCurrent(v.t.now()) != nil {
+		return false
+	}
+	v.t.unlock()
+	err := v.host.CredentialCurrent(v.ts.cfg.ID)
+	return v.back() && err == nil
+}
+
+// back takes the installation's lock again after a call into host code
+// (which runs without it, see host.go) and reports whether the
+// installation is still open. A Close made during the call closed every
+// connection and returned the visit's pool request: the visit ends at
+// once with ErrClosed and touches neither again.
+func (v *visit) back() bool {
+	v.t.mu.Lock()
+	if v.t.closed {
+		v.err = ErrClosed
+		return false
+	}
+	return true
 }
 
 // visitBinding runs one step's flow on binding b, filling in r. It
@@ -271,10 +282,9 @@ type visit struct {
 	ref     BindingRef
 
 	// Held by the phases, released by end.
-	in      Inbound
-	charged bool
-	pre     context.Context
-	cancel  context.CancelFunc
+	in Inbound
+	// by is the end of the phase before the pull.
+	by time.Time
 
 	l     link
 	info  ConsumerState
@@ -310,19 +320,16 @@ func (v *visit) operation() bool {
 	return true
 }
 
-// end releases what the phases held: the connection forgets the phase
-// before the pull (see conn.Conn.Detach), then the pools' request and the
-// host's reservation (Release exactly once per Inbound).
+// end releases what the phases held: the pools' request and the host's
+// reservation (Release exactly once per Inbound, even after a Close). The
+// connection's cancellation registration is on the owner's context, which
+// outlives the step (Step detaches it, Run closes the connection).
 func (v *visit) end() {
-	if v.cancel != nil {
-		v.ts.client.detach()
-		v.cancel()
-	}
-	if v.charged {
-		v.t.pools.releaseRequest(v.ts.usage, v.ts.provider, v.b.charge)
-	}
+	v.t.releaseRequestLocked()
 	if v.in != nil {
+		v.t.unlock()
 		v.in.Release()
+		v.t.mu.Lock()
 	}
 }
 
@@ -344,11 +351,16 @@ func (v *visit) failed(err error) bool {
 // checks are made before any network, and again before the pull: the
 // publication's eligibility and the tenant credential.
 func (v *visit) checks() bool {
+	v.t.unlock()
+	err := v.host.PublicationEligible(v.ref)
 	switch {
-	case v.host.PublicationEligible(v.ref) != nil:
+	case !v.back():
+	case err != nil:
 		skip(&v.r, ClassIneligible)
-	case !v.t.credentialCurrent(v.host, v.ts):
-		skip(&v.r, ClassCredential)
+	case !v.credential():
+		if v.err == nil {
+			skip(&v.r, ClassCredential)
+		}
 	default:
 		return true
 	}
@@ -358,33 +370,44 @@ func (v *visit) checks() bool {
 // reserve has the host pin the route and reserve admission and input,
 // then reserves the ingress request in the pools.
 func (v *visit) reserve() bool {
-	in, err := v.host.ReserveInbound(v.ctx, InboundRequest{
+	req := InboundRequest{
 		Binding:       v.ref,
 		MaxInputBytes: v.b.cfg.MaxPayloadBytes,
 		Deadline:      v.r.At.Add(stepBound(v.timeout)),
-	})
-	if err != nil || in == nil {
-		if in != nil {
-			// A reservation returned with an error is refused, and
-			// released now: Release is called exactly once per Inbound.
-			in.Release()
-		}
-		switch {
-		case v.stopped():
-		case errors.Is(err, ErrUnavailable):
-			skip(&v.r, ClassUnavailable)
-		default:
-			skip(&v.r, ClassHost)
-		}
+	}
+	v.t.unlock()
+	in, err := v.host.ReserveInbound(v.ctx, req)
+	if err != nil && in != nil {
+		// A reservation returned with an error is refused, and
+		// released now: Release is called exactly once per Inbound.
+		in.Release()
+		in = nil
+	}
+	var gen uint64
+	if in != nil {
+		gen = in.RouteGeneration()
+	}
+	// end releases it, whatever follows.
+	v.in = in
+	switch {
+	case !v.back():
+		return false
+	case in != nil:
+	case v.stopped():
+		return false
+	case errors.Is(err, ErrUnavailable):
+		skip(&v.r, ClassUnavailable)
+		return false
+	default:
+		skip(&v.r, ClassHost)
 		return false
 	}
-	v.in = in
-	v.r.RouteGeneration = in.RouteGeneration()
+	v.r.RouteGeneration = gen
 	if err := v.t.pools.reserveRequest(v.ts.usage, v.ts.provider, v.b.charge); err != nil {
 		refused(&v.r, err)
 		return false
 	}
-	v.charged = true
+	v.t.request = v.b
 	return true
 }
 
@@ -392,8 +415,8 @@ func (v *visit) reserve() bool {
 // the pull has T from the host's reservation, so that a slow reservation
 // does not eat into the probe, dial and consumer info.
 func (v *visit) connect() bool {
-	v.pre, v.cancel = context.WithDeadline(v.ctx, v.t.now().Add(v.timeout))
-	l, err := v.ts.client.acquire(v.ctx, v.pre, v.t.pools, v.ts, v.t.now, v.t.rand, v.t.dial)
+	v.by = v.t.now().Add(v.timeout)
+	l, err := v.ts.client.acquire(v.ctx, v.by, v.t.pools, v.ts, v.t.now, v.t.rand, v.t.dial)
 	if err != nil {
 		switch {
 		case v.stopped():
@@ -442,7 +465,7 @@ func (v *visit) inspect() bool {
 	if !v.operation() {
 		return false
 	}
-	pend, err := v.l.inspect(v.pre, v.b)
+	pend, err := v.l.inspect(v.ctx, v.by, v.b)
 	now := v.t.now()
 	v.ts.client.settle(v.t.pools, v.ts, err, now)
 	v.unanswered = err != nil && unanswered(err)
@@ -535,11 +558,12 @@ func (v *visit) activate() bool {
 		return false
 	}
 	actx, acancel := context.WithDeadline(v.ctx, a.Deadline)
+	v.t.unlock()
 	res := v.in.Activate(actx, a)
 	acancel()
 	v.r.Outcome = res.Outcome
 	v.r.Cause = res.Err
-	if v.stopped() {
+	if !v.back() || v.stopped() {
 		return false
 	}
 	v.r.Action = ActionFor(res.Outcome, id.Delivered, b.cfg.MaxDeliver)
@@ -552,8 +576,10 @@ func (v *visit) activate() bool {
 // the rest of the delivery's deadline and at least its slice, and records
 // what became of its receipt.
 func (v *visit) ack() bool {
-	if !v.t.credentialCurrent(v.host, v.ts) {
-		v.r.Error = ClassCredential
+	if !v.credential() {
+		if v.err == nil {
+			v.r.Error = ClassCredential
+		}
 		return false
 	}
 	if !v.operation() {
