@@ -694,6 +694,9 @@ func (ce *clusterEnv) waitFlowingFrom(t *testing.T, h *procHost, from int, what 
 				t.Logf("binding %s: the broker's view %+v, %v; stream leader %v (%v), consumer leader %v (%v)",
 					b.ID, cv, err, nodeName(sl), serr, nodeName(cl), cerr)
 			}
+			for i, cs := range ce.mon.Snapshot().Consumers {
+				t.Logf("binding %s: the runtime's last consumer info %+v (%v ago)", ce.cfg.Bindings[i].ID, cs, time.Since(cs.At).Round(time.Millisecond))
+			}
 			s := ce.mon.Snapshot()
 			t.Fatalf("%s: not within %v: %d steps, %d dials, totals %+v", what, clusterSettle, s.Steps, s.Dials, s.Totals)
 		}
