@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
+	"github.com/latent-systems/latent-nats/tools/soak"
 )
 
 // The rounds of TestClusterSoakRounds.
@@ -69,7 +69,7 @@ func TestClusterSoakRounds(t *testing.T) {
 	h := newProcHost(ce.trigEnv)
 	start := h.mark()
 	run := ce.runProc(t, h)
-	startUsage := soakUsage()
+	startUsage := soak.ReadUsage()
 	// Enough events for the duration and the last round's waits.
 	n := int((d+clusterSoakWait+clusterSettle)/clusterSoakTick) + 1
 	var pubs []*clusterPublisher
@@ -133,21 +133,7 @@ func TestClusterSoakRounds(t *testing.T) {
 			round, fault, node.Name(), healthy.Round(time.Millisecond), flowing.Round(time.Millisecond), formatClasses(classCounts(h, mark, -1)))
 	}
 	ce.finish(t, h, run, start, pubs, true)
-	end := soakUsage()
+	end := soak.ReadUsage()
 	t.Logf("figures: faults %v; the longest round to every tenant delivering %v; live heap %d KiB then %d KiB, goroutines %d then %d",
-		faults, worst.Round(time.Millisecond), startUsage.heap>>10, end.heap>>10, startUsage.goroutines, end.goroutines)
-}
-
-// usage is the process's live heap (after a collection) and goroutine
-// count at one moment (soakUsage).
-type usage struct {
-	heap       uint64
-	goroutines int
-}
-
-func soakUsage() usage {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return usage{heap: ms.HeapAlloc, goroutines: runtime.NumGoroutine()}
+		faults, worst.Round(time.Millisecond), startUsage.HeapBytes>>10, end.HeapBytes>>10, startUsage.Goroutines, end.Goroutines)
 }

@@ -74,7 +74,8 @@ type Usage struct {
 	Goroutines int
 }
 
-func usageNow() Usage {
+// ReadUsage collects garbage and reads the process's Usage.
+func ReadUsage() Usage {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -153,7 +154,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	}
 	defer trig.Close()
 	health := ledger.NewHealth(pools) // the installation's charge held, nothing else
-	res.Start = usageNow()
+	res.Start = ReadUsage()
 
 	rctx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
@@ -208,7 +209,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	pub.close()
 	res.Verdict = led.Verdict(views)
 	res.Snapshot = mon.Snapshot()
-	res.End = usageNow()
+	res.End = ReadUsage()
 	report(out, &res)
 	if serr != nil {
 		// Which side failed: the broker's state and the link's, read
