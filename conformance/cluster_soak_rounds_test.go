@@ -20,8 +20,14 @@ const (
 	clusterSoakEnv     = "LATENT_CLUSTER_SOAK"
 	clusterSoakDefault = 45 * time.Second
 	clusterSoakMax     = 4 * time.Hour
-	// clusterSoakTick paces each tenant's publisher: 10 events/s.
-	clusterSoakTick = 100 * time.Millisecond
+	// clusterSoakTick paces each tenant's publisher: 4 events/s, well
+	// under what the runtime delivers with the race detector on two
+	// loaded cores (about 25 a second in all, three round trips each
+	// through the cluster), so that each round can ask for every stored
+	// event to have run: at 10 a second per tenant the backlog of an
+	// outage outgrew that, and a round's wait timed out on a runtime
+	// delivering at full speed.
+	clusterSoakTick = 250 * time.Millisecond
 	// clusterSoakMinPause and clusterSoakMaxPause bound a paused node's
 	// pause: from under an election timeout to past it.
 	clusterSoakMinPause = time.Second
@@ -29,7 +35,7 @@ const (
 )
 
 // TestClusterSoakRounds is the cluster soak for a duration: three tenants
-// pinned to the three nodes of an R3 cluster, each publishing 10 events/s
+// pinned to the three nodes of an R3 cluster, each publishing 4 events/s
 // through its own node, while round after round one node, drawn at random,
 // is killed (SIGKILL) and restarted, paused (SIGSTOP) for 1 to 6 s,
 // lame-ducked and restarted, or restarted gracefully. Each round waits for
