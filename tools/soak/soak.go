@@ -46,6 +46,9 @@ const (
 	minHold      = 50 * time.Millisecond
 	maxHold      = 1500 * time.Millisecond
 	maxAfterWait = 800 * time.Millisecond // from the heal to the next batch
+	// settleLogBytes is how much of the broker's log a failed settle
+	// phase prints.
+	settleLogBytes = 8 << 10
 )
 
 // Result is what a run measured.
@@ -218,6 +221,8 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 		if herr := healed(b, proxy); herr != nil {
 			after = herr.Error()
 		}
+		logs := b.Logs()
+		fmt.Fprintf(out, "soak: the broker's log, last %d bytes at most:\n%s\n", settleLogBytes, logs[max(0, len(logs)-settleLogBytes):])
 		return res, fmt.Errorf("%w: %w; after settling: %s", ErrVerdict, serr, after)
 	}
 	verr := res.Verdict.ErrNoLoss()
@@ -375,14 +380,14 @@ func (p *publisher) client(ctx context.Context, ti int) (*provision.Client, *con
 			return nil, nil, err
 		}
 		if p.clients[ti], err = provision.Dial(ctx, cc, requestBudget); err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("soak: dialling tenant %s's administrator: %w", p.cfg.Tenants[ti].ID, err)
 		}
 		// A second connection for consumer info: the provisioning client
 		// keeps its own to itself.
 		dctx, cancel := context.WithTimeout(ctx, requestBudget)
 		defer cancel()
 		if p.conns[ti], err = conn.Dial(dctx, cc); err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("soak: dialling tenant %s's administrator for consumer info: %w", p.cfg.Tenants[ti].ID, err)
 		}
 	}
 	return p.clients[ti], p.conns[ti], nil
@@ -450,8 +455,9 @@ func (p *publisher) view(ctx context.Context, id string) (ledger.ConsumerView, e
 		r, err := c.Request(rctx, subject, nil, body)
 		if err != nil {
 			p.close()
+			return nil, fmt.Errorf("soak: %s: %w", subject, err)
 		}
-		return r.Payload, err
+		return r.Payload, nil
 	}, b)
 	return cv, err
 }
