@@ -10,11 +10,12 @@ import (
 type ViewFunc func(ctx context.Context, binding string) (ConsumerView, error)
 
 // WaitSettled reads every binding's consumer that had events published,
-// every tick, until each shows everything settled (nothing pending,
-// nothing awaiting an acknowledgement, nothing of the binding left in a
-// stream that removes settled messages: ConsumerView) or ctx ends. It returns the last views and how long settling
-// took from the call; on ctx's end the error matches ErrNotSettled and the
-// views are the last read. A read error is retried at the next tick (the
+// every tick, until each shows everything settled (ConsumerView.Settled:
+// nothing pending, nothing awaiting an acknowledgement, nothing of the
+// binding left in a stream that removes settled messages) or ctx ends. It
+// returns the last views and how long settling took from the call; on
+// ctx's end the error matches ErrNotSettled and the views are the last
+// read. A read error is retried at the next tick (the
 // broker may still be coming back) and returned when ctx ends.
 func (l *Ledger) WaitSettled(ctx context.Context, tick time.Duration, view ViewFunc) ([]ConsumerView, time.Duration, error) {
 	start := time.Now()
