@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/internal/fakeserver"
 	"github.com/latent-systems/latent-nats/pull"
 )
@@ -89,16 +88,7 @@ func TestLameDuckDuringPullOverConn(t *testing.T) {
 	t.Cleanup(func() { _ = srv.Close() })
 
 	r := newRig(t, cfg, PoolLimits{})
-	r.trig.dial = func(ctx context.Context, ts *tenantState) (link, error) {
-		c := r.trig.connConfig(ts)
-		c.Addr, c.AllowNonPublic, c.ServerName, c.Roots = srv.Addr(), srv.Addr().Addr(), srv.ServerName(), srv.RootCAs()
-		c.Rand = zeroRand{}
-		cn, err := conn.Dial(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		return r.trig.newConnLink(cn, ts), nil
-	}
+	dialTo(r, srv)
 	rep := r.step(t)
 	if rep.Result != ResultDelivered || rep.Ack != AckVerified || rep.Error != 0 {
 		t.Errorf("report %+v, want delivered and verified", rep)
@@ -181,16 +171,7 @@ func TestTraceLinkOverConn(t *testing.T) {
 	t.Cleanup(func() { _ = srv.Close() })
 
 	r := newRig(t, cfg, PoolLimits{})
-	r.trig.dial = func(ctx context.Context, ts *tenantState) (link, error) {
-		c := r.trig.connConfig(ts)
-		c.Addr, c.AllowNonPublic, c.ServerName, c.Roots = srv.Addr(), srv.Addr().Addr(), srv.ServerName(), srv.RootCAs()
-		c.Rand = zeroRand{}
-		cn, err := conn.Dial(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		return r.trig.newConnLink(cn, ts), nil
-	}
+	dialTo(r, srv)
 	for i := range 2 {
 		if rep := r.step(t); rep.Result != ResultDelivered || rep.Ack != AckVerified || rep.Error != 0 {
 			t.Fatalf("step %d: report %+v, want delivered and verified", i, rep)
