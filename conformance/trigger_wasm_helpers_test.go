@@ -175,6 +175,8 @@ func (w *trigWasm) activated(r *wasmhost.Report) {
 // its context's end without waiting for the function, so a guest the
 // owner's stop (or a deadline) interrupted may be reported after the
 // step: the ledger would then take its run for one that no step settled.
+// Only instances already made are waited for: a case that stops the owner
+// during a guest waits for its instance first.
 func (w *trigWasm) observe(s trigger.StepReport) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

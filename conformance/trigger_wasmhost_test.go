@@ -339,7 +339,14 @@ func TestTriggerWasmShutdown(t *testing.T) {
 	// Executing: binding 1's guest loops; the owner stops.
 	seq1 := e.publish(0, 1, argOK)
 	run := e.run(t)
-	trigEventually(t, "a guest executing", trigWait, func() bool { return e.wasm.stats().Live == 1 })
+	// Executing means its instance is made: an activation counts as live
+	// from before its instantiation, and a step reported before the
+	// instance exists would not be held for the guest's report (see
+	// trigWasm.observe).
+	trigEventually(t, "a guest executing", trigWait, func() bool {
+		s := e.wasm.stats()
+		return s.Live == 1 && s.Instances == 1
+	})
 	stopped := time.Now()
 	if err := run.stop(); err != nil {
 		t.Fatalf("Run with a guest executing: %v", err)

@@ -387,6 +387,35 @@ func TestRestartKeepsJetStream(t *testing.T) {
 	}
 }
 
+// TestRestartPortTaken: a restart whose port another socket took in the
+// meantime fails as ErrExited and ErrPortTaken, with the server's fatal
+// line in the message; freed, the port takes the restart.
+func TestRestartPortTaken(t *testing.T) {
+	t.Parallel()
+	b := brokertest.Start(t, broker.Options{Tenants: []string{"t1"}})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	addr := b.Addr()
+	if err := b.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp4", addr.String())
+	if err != nil {
+		t.Fatalf("holding the broker's port: %v", err)
+	}
+	err = b.Restart(ctx)
+	_ = l.Close()
+	if !errors.Is(err, broker.ErrExited) || !errors.Is(err, broker.ErrPortTaken) || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("Restart on a taken port: %v, want ErrExited and ErrPortTaken with the server's fatal line", err)
+	}
+	if err := b.Restart(ctx); err != nil {
+		t.Fatalf("Restart on the freed port: %v", err)
+	}
+	if b.Addr() != addr {
+		t.Errorf("address after Restart %v, want %v", b.Addr(), addr)
+	}
+}
+
 func TestKillStopClose(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()

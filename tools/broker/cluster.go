@@ -137,7 +137,7 @@ func StartCluster(ctx context.Context, opts Options, n int) (*Cluster, error) {
 		}
 		closeProxies(c.proxies)
 		c.proxies = nil
-		if attempt == portAttempts || !errors.Is(err, ErrExited) || !anyPortTaken(ports) {
+		if attempt == portAttempts || !errors.Is(err, ErrExited) || !(errors.Is(err, ErrPortTaken) || anyPortTaken(ports)) {
 			_ = os.RemoveAll(dir)
 			return nil, err
 		}

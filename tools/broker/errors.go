@@ -23,6 +23,9 @@ var (
 	ErrPauseTimeout = errors.New("broker: server not stopped within the pause wait")
 	// ErrExited is returned when the server process ended before it was ready.
 	ErrExited = errors.New("broker: server exited before it was ready")
+	// ErrPortTaken is returned with [ErrExited] when the server exited
+	// because another socket held the port of one of its listeners.
+	ErrPortTaken = errors.New("broker: a listener's port is taken")
 	// ErrServerExited is returned by [Broker.Wait] when the server process
 	// exited; the error carries its exit status.
 	ErrServerExited = errors.New("broker: server process exited")

@@ -16,6 +16,14 @@ const (
 	// routeMarker is logged by the routing goroutine, which may run after
 	// readyMarker; a node waits for it (see process.waitRoutes).
 	routeMarker = "Listening for route connections on "
+	// fatalMarker starts the message of a line logged by Fatalf, after
+	// which the server exits (logger.go); a listener's port taken by
+	// another process is one (server.go AcceptLoop, route.go
+	// startRouteAcceptLoop).
+	fatalMarker = "[FTL] "
+	// portTakenText is in the fatal line of a listener whose port another
+	// socket holds (the operating system's EADDRINUSE text).
+	portTakenText = "address already in use"
 )
 
 // logRing keeps the last MaxLogBytes bytes written to it.
@@ -59,6 +67,7 @@ type logSink struct {
 	ready   chan struct{} // closed at the readiness marker
 	routes  chan struct{} // closed at the route listener marker
 	done    bool
+	fatal   string // the message of the first fatal line, if one came
 }
 
 func newLogSink(ring *logRing, forward io.Writer) *logSink {
@@ -104,6 +113,9 @@ func (s *logSink) onLine(line []byte) {
 	if markedAddr(line, routeMarker, &s.route) {
 		close(s.routes)
 	}
+	if i := bytes.Index(line, []byte(fatalMarker)); i >= 0 && s.fatal == "" {
+		s.fatal = string(bytes.TrimSpace(line[i+len(fatalMarker):]))
+	}
 	if !s.done && bytes.Contains(line, []byte(readyMarker)) {
 		s.done = true
 		close(s.ready)
@@ -123,6 +135,14 @@ func markedAddr(line []byte, marker string, dst *netip.AddrPort) bool {
 	}
 	*dst = ap
 	return true
+}
+
+// fatalLine returns the message of the first fatal line the server
+// logged, "" when none came.
+func (s *logSink) fatalLine() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fatal
 }
 
 // monitorAddr returns the HTTP monitor's address, if it was logged.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -67,7 +68,7 @@ func (p *process) waitReady(ctx context.Context) error {
 		}
 		return nil
 	case <-p.done:
-		return fmt.Errorf("%w: %w", ErrExited, p.err)
+		return p.exitError()
 	case <-ctx.Done():
 		p.kill()
 		return fmt.Errorf("broker: waiting for the server: %w", ctx.Err())
@@ -82,11 +83,25 @@ func (p *process) waitRoutes(ctx context.Context) error {
 	case <-p.sink.routes:
 		return nil
 	case <-p.done:
-		return fmt.Errorf("%w: %w", ErrExited, p.err)
+		return p.exitError()
 	case <-ctx.Done():
 		p.kill()
 		return fmt.Errorf("broker: waiting for the route listener: %w", ctx.Err())
 	}
+}
+
+// exitError is [ErrExited] for a process reaped before it was ready, with
+// its exit status and the message of its fatal line; a listener's port
+// held by another socket is also [ErrPortTaken]. Read only after done.
+func (p *process) exitError() error {
+	fatal := p.sink.fatalLine()
+	switch {
+	case fatal == "":
+		return fmt.Errorf("%w: %w", ErrExited, p.err)
+	case strings.Contains(fatal, portTakenText):
+		return fmt.Errorf("%w: %w: %w: %s", ErrExited, ErrPortTaken, p.err, fatal)
+	}
+	return fmt.Errorf("%w: %w: %s", ErrExited, p.err, fatal)
 }
 
 // exited reports whether the process has been reaped.
