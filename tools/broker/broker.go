@@ -396,6 +396,30 @@ func (b *Broker) stopLocked(ctx context.Context) error {
 	return nil
 }
 
+// Stacks ends the server with SIGQUIT and returns every goroutine's stack
+// as the Go runtime writes it on that signal (at most [MaxStacksBytes]):
+// the diagnosis of a server that runs but stopped answering. The broker
+// is then not running; the store is kept for Restart. If ctx ends before
+// the process does, it is killed and the error is ctx's. A broker that is
+// not running is [ErrNotRunning].
+func (b *Broker) Stacks(ctx context.Context) ([]byte, error) {
+	b.life.Lock()
+	defer b.life.Unlock()
+	if b.closed {
+		return nil, ErrClosed
+	}
+	p := b.proc
+	if p == nil {
+		return nil, ErrNotRunning
+	}
+	out, ended := p.stacks(ctx.Done())
+	b.setProc(nil)
+	if !ended {
+		return out, fmt.Errorf("broker: waiting for the stacks: %w", ctx.Err())
+	}
+	return out, nil
+}
+
 // Kill kills the server with SIGKILL, as a crash would, and waits until
 // the process is gone; a paused server is killed as it is. The store is
 // kept for Restart. Killing a broker that is not running does nothing.

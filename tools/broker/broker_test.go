@@ -416,6 +416,38 @@ func TestRestartPortTaken(t *testing.T) {
 	}
 }
 
+// TestStacks: SIGQUIT gives every goroutine's stack, the JetStream API's
+// workers among them; the broker is then stopped with its store, and
+// Restart brings it back.
+func TestStacks(t *testing.T) {
+	t.Parallel()
+	b := brokertest.Start(t, broker.Options{Tenants: []string{"t1"}})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	pid := b.PID()
+	out, err := b.Stacks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"SIGQUIT", "goroutine ", "processJSAPIRoutedRequests"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("stacks (%d bytes) lack %q", len(out), want)
+		}
+	}
+	if len(out) > broker.MaxStacksBytes {
+		t.Errorf("stacks of %d bytes, want at most %d", len(out), broker.MaxStacksBytes)
+	}
+	if b.Running() || !processGone(t, pid) {
+		t.Errorf("after Stacks: running %v, process gone %v", b.Running(), processGone(t, pid))
+	}
+	if _, err := b.Stacks(ctx); !errors.Is(err, broker.ErrNotRunning) {
+		t.Errorf("Stacks of a stopped broker: %v, want ErrNotRunning", err)
+	}
+	if err := b.Restart(ctx); err != nil {
+		t.Fatalf("Restart after Stacks: %v", err)
+	}
+}
+
 func TestKillStopClose(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()

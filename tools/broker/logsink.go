@@ -68,6 +68,10 @@ type logSink struct {
 	routes  chan struct{} // closed at the route listener marker
 	done    bool
 	fatal   string // the message of the first fatal line, if one came
+	// capture, while set, receives the raw output as well, at most
+	// MaxStacksBytes of it (see process.stacks).
+	capture   []byte
+	capturing bool
 }
 
 func newLogSink(ring *logRing, forward io.Writer) *logSink {
@@ -84,6 +88,9 @@ func (s *logSink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(p)
+	if s.capturing {
+		s.capture = append(s.capture, p[:min(len(p), MaxStacksBytes-len(s.capture))]...)
+	}
 	for len(p) > 0 {
 		chunk := p
 		i := bytes.IndexByte(p, '\n')
@@ -135,6 +142,22 @@ func markedAddr(line []byte, marker string, dst *netip.AddrPort) bool {
 	}
 	*dst = ap
 	return true
+}
+
+// startCapture starts keeping the raw output.
+func (s *logSink) startCapture() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.capturing, s.capture = true, nil
+}
+
+// endCapture stops keeping the raw output and returns what was kept.
+func (s *logSink) endCapture() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.capture
+	s.capturing, s.capture = false, nil
+	return out
 }
 
 // fatalLine returns the message of the first fatal line the server

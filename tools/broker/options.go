@@ -26,6 +26,8 @@ const (
 	// forwarded whole to [Options.Log], newline included; longer lines are
 	// cut there.
 	MaxLogLine = 4 << 10
+	// MaxStacksBytes is the most output [Broker.Stacks] returns.
+	MaxStacksBytes = 8 << 20
 	// MaxExtraLen is the longest [Options.Extra], in bytes.
 	MaxExtraLen = 16 << 10
 

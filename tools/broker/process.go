@@ -167,6 +167,17 @@ func (p *process) end(sig syscall.Signal, expire <-chan struct{}) bool {
 	}
 }
 
+// stacks ends the process with SIGQUIT, on which the Go runtime writes
+// every goroutine's stack to standard error before it exits, and returns
+// what the process wrote from the signal to its end; if expire is closed
+// first, it kills the process. It reports whether the process ended on
+// the signal.
+func (p *process) stacks(expire <-chan struct{}) ([]byte, bool) {
+	p.sink.startCapture()
+	ended := p.end(syscall.SIGQUIT, expire)
+	return p.sink.endCapture(), ended
+}
+
 // terminate asks the server to shut down (SIGTERM) and waits for it; if
 // expire is closed first, it kills the process. It reports whether the
 // shutdown was graceful.

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -50,4 +51,30 @@ func TestHealed(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("killed", "the broker is not running")
+}
+
+// TestDumpStacks: after a failed settle phase the broker's goroutines go
+// to a file the output names, and the JetStream API's worker is printed.
+func TestDumpStacks(t *testing.T) {
+	b := brokertest.Start(t, broker.Options{Tenants: []string{"t0"}})
+	var out strings.Builder
+	dumpStacks(t.Context(), &out, b)
+	text := out.String()
+	_, after, ok := strings.Cut(text, "stacks (")
+	_, after, ok2 := strings.Cut(after, " are in ")
+	path, _, ok3 := strings.Cut(after, "\n")
+	if !ok || !ok2 || !ok3 {
+		t.Fatalf("output names no file:\n%s", text)
+	}
+	defer os.Remove(path)
+	stacks, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(stacks), apiWorker) || !strings.Contains(text, "a JetStream API worker of the broker:\n") {
+		t.Errorf("stacks (%d bytes) or output lack the API worker:\n%s", len(stacks), text)
+	}
+	if b.Running() {
+		t.Error("the broker runs after its stacks were taken")
+	}
 }

@@ -1,10 +1,13 @@
 package soak
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"time"
 
@@ -49,6 +52,12 @@ const (
 	// settleLogBytes is how much of the broker's log a failed settle
 	// phase prints.
 	settleLogBytes = 8 << 10
+	// stacksWait bounds the broker's goroutine dump after a failed settle.
+	stacksWait = 10 * time.Second
+	// apiWorker names the function of nats-server v2.14.6's JetStream API
+	// workers (jetstream_api.go); with the broker's one processor there is
+	// one, and every API request waits for it.
+	apiWorker = "processJSAPIRoutedRequests"
 )
 
 // Result is what a run measured.
@@ -223,6 +232,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 		}
 		logs := b.Logs()
 		fmt.Fprintf(out, "soak: the broker's log, last %d bytes at most:\n%s\n", settleLogBytes, logs[max(0, len(logs)-settleLogBytes):])
+		dumpStacks(ctx, out, b)
 		return res, fmt.Errorf("%w: %w; after settling: %s", ErrVerdict, serr, after)
 	}
 	verr := res.Verdict.ErrNoLoss()
@@ -460,4 +470,35 @@ func (p *publisher) view(ctx context.Context, id string) (ledger.ConsumerView, e
 		return r.Payload, nil
 	}, b)
 	return cv, err
+}
+
+// dumpStacks ends the broker with SIGQUIT after a failed settle phase,
+// writes every goroutine's stack to a file whose path it prints, and
+// prints the stacks of the JetStream API's workers: a server that runs
+// but answers no API request shows there what its workers wait on.
+func dumpStacks(ctx context.Context, out io.Writer, b *broker.Broker) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stacksWait)
+	defer cancel()
+	stacks, err := b.Stacks(sctx)
+	if err != nil {
+		fmt.Fprintf(out, "soak: the broker's stacks: %v\n", err)
+	}
+	if len(stacks) == 0 {
+		return
+	}
+	f, err := os.CreateTemp("", "soak-broker-stacks-*.txt")
+	if err == nil {
+		_, err = f.Write(stacks)
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		fmt.Fprintf(out, "soak: writing the broker's stacks: %v\n", err)
+	} else {
+		fmt.Fprintf(out, "soak: the broker's stacks (%d bytes) are in %s\n", len(stacks), f.Name())
+	}
+	for g := range bytes.SplitSeq(stacks, []byte("\n\n")) {
+		if bytes.Contains(g, []byte(apiWorker)) {
+			fmt.Fprintf(out, "soak: a JetStream API worker of the broker:\n%s\n", g)
+		}
+	}
 }
