@@ -14,8 +14,9 @@
 //     socket is opened.
 //   - The handshake: Dial, a straight line of named steps (StepDial,
 //     StepTLS, StepInfo, StepAuthenticate, StepConnect); the few INFO fields
-//     the connection reads (everything that could steer it elsewhere is
-//     ignored); the credential's TLS client certificate, presented when
+//     the connection reads, with the project's one strict JSON path
+//     (internal/jsontree: keys matched exactly, repeated keys and invalid
+//     UTF-8 refused), everything that could steer it elsewhere ignored; the credential's TLS client certificate, presented when
 //     the server asks, and the server's refusal of it (clientcert.go).
 //   - Exchanges: Request, RequestBytes, RequestDelivery, Exchange, Call,
 //     Await and Reply, over the random inbox prefix and per-request reply

@@ -1,31 +1,106 @@
 package conn
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/latent-systems/latent-nats/internal/jsonlex"
+	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
+
+// maxInfoDepth bounds the nesting of an INFO's JSON. nats-server 2.14.6
+// nests one level (connect_urls, tls_available...); the bound leaves room
+// for a later release's fields, which are read through and ignored.
+const maxInfoDepth = 8
 
 // serverInfo holds the INFO fields the connection reads. host, port,
 // connect_urls, ws_connect_urls, ip and client_ip are deliberately absent:
 // nothing a server advertises is ever dialled.
 type serverInfo struct {
-	Proto       int    `json:"proto"`
-	Version     string `json:"version"`
-	Headers     bool   `json:"headers"`
-	MaxPayload  int64  `json:"max_payload"`
-	Nonce       string `json:"nonce"`
-	JetStream   bool   `json:"jetstream"`
-	Cluster     string `json:"cluster"`
-	LameDuck    bool   `json:"ldm"`
-	ConnectInfo bool   `json:"connect_info"`
+	Proto       int
+	Version     string
+	Headers     bool
+	MaxPayload  int64
+	Nonce       string
+	JetStream   bool
+	Cluster     string
+	LameDuck    bool
+	ConnectInfo bool
+}
+
+// decodeInfo reads an INFO's JSON with the project's one strict JSON
+// path (internal/jsontree on internal/jsonlex): keys matched exactly, case
+// included; any key given twice, a key the connection reads given a value
+// of another type (or a number that is not an integer in range), invalid
+// UTF-8 and nesting past maxInfoDepth are ErrMalformedInfo; keys it does
+// not read are skipped, since every release adds some.
+func decodeInfo(b []byte) (serverInfo, error) {
+	root, err := jsontree.Parse(b, maxInfoDepth)
+	if err != nil {
+		return serverInfo{}, ErrMalformedInfo
+	}
+	var si serverInfo
+	bad := false
+	integer := func(dst *int64) func(string, *jsontree.Node) {
+		return func(_ string, n *jsontree.Node) {
+			v, ok := infoInteger(n.Text)
+			bad = bad || !ok
+			*dst = v
+		}
+	}
+	var proto int64
+	str := func(dst *string) func(string, *jsontree.Node) {
+		return func(_ string, n *jsontree.Node) { *dst = n.Text }
+	}
+	boolean := func(dst *bool) func(string, *jsontree.Node) {
+		return func(_ string, n *jsontree.Node) { *dst = n.Bool }
+	}
+	w := jsontree.Walker{Report: func(_ string, err error) {
+		bad = bad || err != jsontree.ErrUnknownKey
+	}}
+	w.Object("", root, []jsontree.Want{
+		{Name: "proto", Kind: jsontree.KindNumber, Optional: true, Set: integer(&proto)},
+		{Name: "version", Kind: jsontree.KindString, Optional: true, Set: str(&si.Version)},
+		{Name: "headers", Kind: jsontree.KindBool, Optional: true, Set: boolean(&si.Headers)},
+		{Name: "max_payload", Kind: jsontree.KindNumber, Optional: true, Set: integer(&si.MaxPayload)},
+		{Name: "nonce", Kind: jsontree.KindString, Optional: true, Set: str(&si.Nonce)},
+		{Name: "jetstream", Kind: jsontree.KindBool, Optional: true, Set: boolean(&si.JetStream)},
+		{Name: "cluster", Kind: jsontree.KindString, Optional: true, Set: str(&si.Cluster)},
+		{Name: "ldm", Kind: jsontree.KindBool, Optional: true, Set: boolean(&si.LameDuck)},
+		{Name: "connect_info", Kind: jsontree.KindBool, Optional: true, Set: boolean(&si.ConnectInfo)},
+	})
+	if bad || proto > maxInfoProto {
+		return serverInfo{}, ErrMalformedInfo
+	}
+	si.Proto = int(proto)
+	return si, nil
+}
+
+// maxInfoProto is the largest protocol number read; the protocol is a
+// small integer (1 since nats-server 1.2).
+const maxInfoProto = 1 << 16
+
+// infoInteger reads a JSON number written as an integer that fits an
+// int64; a fraction or an exponent is not one.
+func infoInteger(text string) (int64, bool) {
+	if strings.ContainsAny(text, ".eE") {
+		return 0, false
+	}
+	neg, mag, ok := jsonlex.Integer([]byte(text))
+	if !ok || mag > 1<<63-1 {
+		return 0, false
+	}
+	if neg {
+		return -int64(mag), true
+	}
+	return int64(mag), true
 }
 
 // parseInfo decodes and checks the first INFO.
 func parseInfo(b []byte) (serverInfo, error) {
-	var si serverInfo
-	if err := json.Unmarshal(b, &si); err != nil {
-		return serverInfo{}, ErrMalformedInfo
+	si, err := decodeInfo(b)
+	if err != nil {
+		return serverInfo{}, err
 	}
 	if si.MaxPayload <= 0 || len(si.Nonce) > MaxInfoNonceLen || !nonceChars(si.Nonce) {
 		return serverInfo{}, ErrMalformedInfo
@@ -39,13 +114,8 @@ func parseInfo(b []byte) (serverInfo, error) {
 // asyncInfo decodes an INFO that arrives after the first and reports its
 // lame-duck flag; a malformed one is ErrMalformedInfo.
 func asyncInfo(b []byte) (lameDuck bool, err error) {
-	var si struct {
-		LameDuck bool `json:"ldm"`
-	}
-	if err := json.Unmarshal(b, &si); err != nil {
-		return false, ErrMalformedInfo
-	}
-	return si.LameDuck, nil
+	si, err := decodeInfo(b)
+	return si.LameDuck, err
 }
 
 // nonceChars accepts the base64 (RawURL or standard) alphabet.

@@ -36,6 +36,23 @@ func TestParseInfo(t *testing.T) {
 		{"nonce past limit", `{"proto":1,"headers":true,"max_payload":10,"nonce":"` + string(make64('n')) + `n"}`, serverInfo{}, ErrMalformedInfo},
 		{"not json", `{"proto":1,`, serverInfo{}, ErrMalformedInfo},
 		{"wrong type", `{"proto":"1","headers":true,"max_payload":10}`, serverInfo{}, ErrMalformedInfo},
+		{"keys matched with their case", `{"PROTO":1,"Headers":true,"MAX_PAYLOAD":10}`, serverInfo{}, ErrMalformedInfo},
+		{"a key in capitals is not ldm", `{"proto":1,"headers":true,"max_payload":10,"LDM":true}`,
+			serverInfo{Proto: 1, Headers: true, MaxPayload: 10}, nil},
+		{"key given twice", `{"proto":1,"headers":true,"max_payload":10,"max_payload":1048576}`, serverInfo{}, ErrMalformedInfo},
+		{"unknown key given twice", `{"proto":1,"headers":true,"max_payload":10,"x":1,"x":2}`, serverInfo{}, ErrMalformedInfo},
+		{"invalid utf-8 in an unknown key's value", "{\"proto\":1,\"headers\":true,\"max_payload\":10,\"server_name\":\"\xff\"}", serverInfo{}, ErrMalformedInfo},
+		{"fraction", `{"proto":1,"headers":true,"max_payload":10.5}`, serverInfo{}, ErrMalformedInfo},
+		{"exponent", `{"proto":1,"headers":true,"max_payload":1e3}`, serverInfo{}, ErrMalformedInfo},
+		{"max payload past int64", `{"proto":1,"headers":true,"max_payload":9223372036854775808}`, serverInfo{}, ErrMalformedInfo},
+		{"max payload at int64", `{"proto":1,"headers":true,"max_payload":9223372036854775807}`,
+			serverInfo{Proto: 1, Headers: true, MaxPayload: 1<<63 - 1}, nil},
+		{"proto past its bound", `{"proto":65537,"headers":true,"max_payload":10}`, serverInfo{}, ErrMalformedInfo},
+		{"nested deep in an unknown key", `{"proto":1,"headers":true,"max_payload":10,"x":[[[[[[[[1]]]]]]]]}`, serverInfo{}, ErrMalformedInfo},
+		{"nested at the bound", `{"proto":1,"headers":true,"max_payload":10,"x":[[[[[[[1]]]]]]]}`,
+			serverInfo{Proto: 1, Headers: true, MaxPayload: 10}, nil},
+		{"not an object", `[1]`, serverInfo{}, ErrMalformedInfo},
+		{"trailing data", `{"proto":1,"headers":true,"max_payload":10} x`, serverInfo{}, ErrMalformedInfo},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,5 +129,27 @@ func TestAppendHandshakeLimit(t *testing.T) {
 				t.Errorf("got %d bytes ending %q", len(out), out[max(0, len(out)-48):])
 			}
 		})
+	}
+}
+
+// TestAsyncInfo: a later INFO is read by the same strict path; only ldm,
+// in its exact case, says lame duck.
+func TestAsyncInfo(t *testing.T) {
+	for _, tt := range []struct {
+		info    string
+		want    bool
+		wantErr error
+	}{
+		{`{"ldm":true}`, true, nil},
+		{`{"ldm":false,"connect_urls":["127.0.0.1:4223"]}`, false, nil},
+		{`{"LDM":true}`, false, nil},
+		{`{"ldm":"true"}`, false, ErrMalformedInfo},
+		{`{"ldm":true,"ldm":false}`, false, ErrMalformedInfo},
+		{`{"ldm":tru}`, false, ErrMalformedInfo},
+	} {
+		got, err := asyncInfo([]byte(tt.info))
+		if got != tt.want || !errors.Is(err, tt.wantErr) {
+			t.Errorf("asyncInfo(%s) = %v, %v; want %v, %v", tt.info, got, err, tt.want, tt.wantErr)
+		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package jsontree owns the project's strict JSON decoding of documents
-// with a schema (the trigger configuration, the credentials file): it
-// reads exactly one JSON value, with internal/jsonlex's tokens, UTF-8
-// policy and depth rule, into a tree that keeps every object member in
+// with a schema (the trigger configuration, the credentials file, a
+// server's INFO): it reads exactly one JSON value, with internal/jsonlex's
+// tokens, UTF-8 policy and depth rule, into a tree that keeps every object member in
 // input order, duplicate keys included, with the byte span each value was
 // read from; it walks a schema over that tree and reports every unknown,
 // duplicate or missing key and every value of the wrong type with its
