@@ -22,9 +22,9 @@
 //
 // # The payload encoding, version 1
 //
-// A payload is one JSON text (RFC 8259) in UTF-8, at most trigger.MaxPayloadBytes
-// long: an array with exactly one element per declared parameter of the
-// function, in declaration order. Whitespace (space, tab, LF, CR) is
+// A payload is one JSON text (RFC 8259) in UTF-8, at most
+// trigger.MaxPayloadBytes long: an array with exactly one element per
+// declared parameter of the function, in declaration order. Whitespace (space, tab, LF, CR) is
 // allowed between tokens and around the array; nothing else may follow
 // the array. There is no byte-order mark. Each element is encoded by its
 // declared type:
