@@ -13,7 +13,7 @@
 // Tokens are separated by single dots and indexed from 0. The rules:
 //
 //   - tokens 0 and 1 are exactly "$JS" and "ACK";
-//   - in the v2 form the domain (token 2) is exactly "_" ([NoDomain]) and the
+//   - in the v2 form the domain (token 2) is exactly "_" and the
 //     account hash (token 3) is [AccountHashLen] characters of 0-9, A-Z, a-z
 //     (see [AccountHash]);
 //   - stream and consumer tokens follow the broker's asset-name rule: not
@@ -66,9 +66,9 @@
 //
 // Parse does not allocate: the Stream, Consumer and AccountHash fields of the
 // returned Info are substrings of the subject and keep it alive. A subject
-// held in a reused byte buffer is read with [ParseBytes] (which copies those
-// fields) or [Binding.ParseBytes] (which takes them from the binding and does
-// not allocate), with the same grammar and errors. [Info.Append] appends to
+// held in a reused byte buffer is read with [Binding.ParseBytes], which takes
+// them from the binding and does not allocate, with the same grammar and
+// errors. [Info.Append] appends to
 // the caller's buffer without allocating.
 //
 // The package imports nothing of this project and keeps no state.

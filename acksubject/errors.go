@@ -23,7 +23,7 @@ type Rule uint8
 const (
 	// RuleTooLong: the subject is longer than MaxLen.
 	RuleTooLong Rule = iota + 1
-	// RuleTokenCount: the subject has neither ClassicTokens nor V2Tokens
+	// RuleTokenCount: the subject has neither 9 (the classic form) nor V2Tokens
 	// tokens.
 	RuleTokenCount
 	// RuleEmpty: the token is empty.
@@ -32,7 +32,7 @@ const (
 	RuleWildcard
 	// RulePrefix: token 0 is not "$JS" or token 1 is not "ACK".
 	RulePrefix
-	// RuleDomain: the v2 domain token is not NoDomain.
+	// RuleDomain: the v2 domain token is not "_".
 	RuleDomain
 	// RuleAccountHash: the account hash is not AccountHashLen characters of
 	// 0-9, A-Z, a-z (or, for an Info of the classic form, is set at all).

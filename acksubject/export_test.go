@@ -19,3 +19,9 @@ func Scan(subject string) (Info, bool) {
 	}
 	return info, ok
 }
+
+// Fixed tokens of the grammar the external tests build subjects with.
+const (
+	ClassicTokens = classicTokens
+	NoDomain      = noDomain
+)

@@ -83,8 +83,8 @@ func (i Info) Append(dst []byte) ([]byte, error) {
 
 // String returns the subject i formats to: for an Info returned by Parse,
 // exactly the subject it was parsed from. For an Info that Validate refuses
-// it returns a fixed marker that is not a subject; use Format or Append to
-// learn why.
+// it returns a fixed marker that is not a subject; use Validate or Append
+// to learn why.
 func (i Info) String() string {
 	if i.Validate() != nil {
 		return invalidString
@@ -93,21 +93,11 @@ func (i Info) String() string {
 	return string(i.append(buf[:0]))
 }
 
-// Format validates i and returns its subject. Tests and the scripted fake
-// server use it to make the replies of delivered messages.
-func Format(i Info) (string, error) {
-	if err := i.Validate(); err != nil {
-		return "", err
-	}
-	var buf [MaxLen]byte
-	return string(i.append(buf[:0])), nil
-}
-
 // append formats a validated i.
 func (i Info) append(dst []byte) []byte {
 	dst = append(dst, Prefix...)
 	if i.Form == FormV2 {
-		dst = append(dst, NoDomain...)
+		dst = append(dst, noDomain...)
 		dst = append(dst, '.')
 		dst = append(dst, i.AccountHash...)
 		dst = append(dst, '.')

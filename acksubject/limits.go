@@ -6,16 +6,16 @@ const (
 	// separator that follows them.
 	Prefix = "$JS.ACK."
 
-	// NoDomain is the domain token of a v2 subject when the broker has no
+	// noDomain is the domain token of a v2 subject when the broker has no
 	// JetStream domain, the only domain this package accepts.
-	NoDomain = "_"
+	noDomain = "_"
 )
 
 // Limits of the grammar. Lengths count bytes of the subject; a subject
 // carries no CR, LF or other framing, so nothing else is counted.
 const (
-	// ClassicTokens is the token count of the classic form.
-	ClassicTokens = 9
+	// classicTokens is the token count of the classic form.
+	classicTokens = 9
 
 	// V2Tokens is the token count of the v2 form as nats-server 2.14.6
 	// emits it (the broker would read more; this package does not).
@@ -39,7 +39,7 @@ const (
 	// at MaxNameLen and every number at its largest value. Parse refuses a
 	// longer subject before reading any token.
 	MaxLen = len(Prefix) +
-		len(NoDomain) + 1 + AccountHashLen + 1 +
+		len(noDomain) + 1 + AccountHashLen + 1 +
 		2*(MaxNameLen+1) +
 		3*(maxUintDigits+1) +
 		(maxIntDigits + 1) +

@@ -30,26 +30,6 @@ func Parse(subject string) (info Info, err error) {
 	return info, nil
 }
 
-// ParseBytes is Parse for a subject held in a byte slice, with the same
-// grammar and the same errors. The bytes are read during the call only:
-// the Info's AccountHash, Stream and Consumer are copies, so it allocates
-// them (Binding.ParseBytes, for a subject that must name a binding's
-// stream and consumer, does not allocate).
-func ParseBytes(subject []byte) (Info, error) {
-	if len(subject) > MaxLen {
-		return Info{}, syntaxError(-1, FieldSubject, RuleTooLong)
-	}
-	var info Info
-	var sp spans
-	if e := scan(subject, &info, &sp); e != nil {
-		return Info{}, e
-	}
-	info.AccountHash = string(subject[sp.hash[0]:sp.hash[1]])
-	info.Stream = string(subject[sp.stream[0]:sp.stream[1]])
-	info.Consumer = string(subject[sp.consumer[0]:sp.consumer[1]])
-	return info, nil
-}
-
 // spans are the places of an Info's text fields in the subject scan read:
 // [start, end) byte offsets, {0, 0} for an absent account hash.
 type spans struct {
@@ -71,18 +51,18 @@ type spans struct {
 // looks like an account hash is read twice from token 2.
 //
 // A refused subject's fault is named in the order Parse documents: a
-// token count other than ClassicTokens and V2Tokens comes before any
+// token count other than classicTokens and V2Tokens comes before any
 // token after the first two, and the token count tells which reading's
 // first failing token is the fault (see fault).
 func scan[T text](s T, info *Info, sp *spans) *SyntaxError {
 	const (
-		hashAt = len(Prefix) + len(NoDomain) + 1 // first byte of a v2 account hash
+		hashAt = len(Prefix) + len(noDomain) + 1 // first byte of a v2 account hash
 		v2Tail = hashAt + AccountHashLen + 1     // first byte after it and its '.'
 	)
 	if len(s) < len(Prefix) || string(s[:len(Prefix)]) != Prefix {
 		return prefixFault(string(s))
 	}
-	v2Head := len(s) > v2Tail && string(s[len(Prefix):hashAt]) == NoDomain+"." && s[v2Tail-1] == '.' && isHash(s[hashAt:v2Tail-1])
+	v2Head := len(s) > v2Tail && string(s[len(Prefix):hashAt]) == noDomain+"." && s[v2Tail-1] == '.' && isHash(s[hashAt:v2Tail-1])
 	v2Off, v2At := -1, 0
 	if v2Head {
 		info.Form, sp.hash = FormV2, [2]int{hashAt, v2Tail - 1}
@@ -96,7 +76,7 @@ func scan[T text](s T, info *Info, sp *spans) *SyntaxError {
 		return nil
 	}
 	switch strings.Count(string(s), ".") + 1 {
-	case ClassicTokens:
+	case classicTokens:
 		return fault(string(s), classicStreamIndex, off, at)
 	case V2Tokens:
 		if v2Head {
@@ -212,7 +192,7 @@ func prefixFault(s string) *SyntaxError {
 // 2 and 3 are not the v2 domain and account hash.
 func headFault(s string) *SyntaxError {
 	tok2, rest, _ := strings.Cut(s[len(Prefix):], ".")
-	if r := checkLiteral(tok2, NoDomain, RuleDomain); r != 0 {
+	if r := checkLiteral(tok2, noDomain, RuleDomain); r != 0 {
 		return &SyntaxError{Index: v2DomainIndex, Field: FieldDomain, Rule: r}
 	}
 	tok3, _, _ := strings.Cut(rest, ".")

@@ -46,11 +46,11 @@ func refParse(subject string) (Info, error) {
 
 	var info Info
 	switch n {
-	case ClassicTokens:
+	case classicTokens:
 		info.Form = FormClassic
 	case V2Tokens:
 		info.Form = FormV2
-		if r := refCheckLiteral(tok[v2DomainIndex], NoDomain, RuleDomain); r != 0 {
+		if r := refCheckLiteral(tok[v2DomainIndex], noDomain, RuleDomain); r != 0 {
 			return Info{}, syntaxError(v2DomainIndex, FieldDomain, r)
 		}
 		if r := refCheckHash(tok[v2HashIndex]); r != 0 {

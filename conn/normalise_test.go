@@ -65,7 +65,7 @@ func TestNormaliseFraming(t *testing.T) {
 		{"unknown op", &parser.Error{Err: parser.ErrUnknownOp}, true},
 		{"malformed", &parser.Error{Op: parser.OpInfo, Reason: "r", Err: parser.ErrMalformed}, true},
 		{"cut short", &parser.Error{Op: parser.OpMsg, Err: io.ErrUnexpectedEOF}, false},
-		{"reader made no progress", &parser.Error{Err: parser.ErrNoProgress}, false},
+		{"reader made no progress", &parser.Error{Err: io.ErrNoProgress}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

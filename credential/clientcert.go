@@ -42,7 +42,7 @@ const (
 // Ed25519 or RSA) whose public key is the leaf's (ErrCertificateKeyMismatch);
 // a leaf whose extended key usages exclude client authentication is
 // refused (ErrCertificateUsage).
-// Sizes are bounded by MaxCertChainBytes, MaxCertChainLen and
+// Sizes are bounded by MaxCertChainBytes, 8 certificates and
 // MaxClientKeyBytes. The validity window is not checked here: CheckCurrent
 // does. Both inputs are copied; the caller keeps ownership of keyPEM and
 // should zero it.
@@ -183,7 +183,7 @@ func clientUsage(leaf *x509.Certificate) bool {
 	return false
 }
 
-// parseChain decodes 1 to MaxCertChainLen CERTIFICATE blocks and nothing
+// parseChain decodes 1 to maxCertChainLen CERTIFICATE blocks and nothing
 // else but white space, and parses each.
 func parseChain(certPEM []byte) ([][]byte, *x509.Certificate, error) {
 	var chain [][]byte
@@ -195,7 +195,7 @@ func parseChain(certPEM []byte) ([][]byte, *x509.Certificate, error) {
 		if block == nil || block.Type != pemCert || len(block.Headers) != 0 {
 			return nil, nil, ErrMalformed
 		}
-		if len(chain) == MaxCertChainLen {
+		if len(chain) == maxCertChainLen {
 			return nil, nil, ErrTooLarge
 		}
 		c, err := x509.ParseCertificate(block.Bytes)

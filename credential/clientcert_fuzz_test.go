@@ -12,7 +12,7 @@ import (
 // FuzzClientCertificate feeds FromClientCertificate any chain and key. A
 // refusal is one sentinel with its fixed text, holding no line of the key;
 // inputs over their bounds are ErrTooLarge; an accepted pair hands out a
-// chain of 1 to MaxCertChainLen parsable certificates whose leaf's public
+// chain of 1 to maxCertChainLen parsable certificates whose leaf's public
 // key is the decoded key's, and nothing after Wipe.
 func FuzzClientCertificate(f *testing.F) {
 	ca := newCA(f)
@@ -49,7 +49,7 @@ func FuzzClientCertificate(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := len(cert.Certificate); n < 1 || n > MaxCertChainLen {
+		if n := len(cert.Certificate); n < 1 || n > maxCertChainLen {
 			t.Fatalf("chain of %d certificates", n)
 		}
 		leaf, err := x509.ParseCertificate(cert.Certificate[0])

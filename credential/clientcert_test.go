@@ -149,8 +149,8 @@ func TestClientCertificateRefused(t *testing.T) {
 		want      error
 		wantChain int
 	}{
-		{"chain at its length", chain(MaxCertChainLen), keyPEM, nil, MaxCertChainLen},
-		{"chain past its length", chain(MaxCertChainLen + 1), keyPEM, ErrTooLarge, 0},
+		{"chain at its length", chain(maxCertChainLen), keyPEM, nil, maxCertChainLen},
+		{"chain past its length", chain(maxCertChainLen + 1), keyPEM, ErrTooLarge, 0},
 		{"chain at its bytes", pad(certPEM, MaxCertChainBytes), keyPEM, nil, 1},
 		{"chain past its bytes", pad(certPEM, MaxCertChainBytes+1), keyPEM, ErrTooLarge, 0},
 		{"key at its bytes", certPEM, pad(keyPEM, MaxClientKeyBytes), nil, 1},

@@ -80,7 +80,7 @@ func fixedCreds(t testing.TB, fill byte) (creds []byte, token string, seed []byt
 //     the JWT's subject), or refuses an empty or malformed nonce; user,
 //     password and token come back exactly as given;
 //   - the user, password and token forms are accepted exactly when the
-//     text is 1 to MaxSecretLen bytes of UTF-8 without control characters,
+//     text is 1 to maxSecretLen bytes of UTF-8 without control characters,
 //     and a seed exactly when nkeys decodes it as a user seed;
 //   - every rendering of the Secret and of its Auth is that of any other
 //     secret of the same kind, and after Wipe it authenticates no more.
@@ -156,7 +156,7 @@ func secretSeeds(t testing.TB) []secretSeed {
 		{formToken, []byte("tok\x7fen"), nil, nil},
 		{formToken, []byte("tok\u009fen"), nil, nil},
 		{formUserPassword, []byte("\u00a0alice"), []byte("pass\x1f"), nil},
-		{formToken, bytes.Repeat([]byte("t"), MaxSecretLen+1), nil, nil},
+		{formToken, bytes.Repeat([]byte("t"), maxSecretLen+1), nil, nil},
 	}
 }
 
@@ -248,7 +248,7 @@ func checkOracle(t *testing.T, form uint8, a, b []byte, accepted bool) {
 }
 
 func validText(s []byte) bool {
-	return len(s) > 0 && len(s) <= MaxSecretLen && utf8.Valid(s) && bytes.IndexFunc(s, unicode.IsControl) < 0
+	return len(s) > 0 && len(s) <= maxSecretLen && utf8.Valid(s) && bytes.IndexFunc(s, unicode.IsControl) < 0
 }
 
 // nkeysUserSeed reports whether nkeys reads seed as a user seed.

@@ -5,17 +5,17 @@ const (
 	// MaxCredsBytes bounds a whole .creds file, armour and banners included.
 	MaxCredsBytes = 64 << 10
 
-	// MaxSecretLen bounds a user name, a password and a token, in bytes.
+	// maxSecretLen bounds a user name, a password and a token, in bytes.
 	// A default broker refuses a CONNECT line over 4 KiB anyway.
-	MaxSecretLen = 4096
+	maxSecretLen = 4096
 
 	// MaxCertChainBytes bounds the PEM of a client certificate chain, the
 	// leaf and its intermediates, armour included.
 	MaxCertChainBytes = 64 << 10
 
-	// MaxCertChainLen bounds the certificates of a client certificate
+	// maxCertChainLen bounds the certificates of a client certificate
 	// chain, the leaf included.
-	MaxCertChainLen = 8
+	maxCertChainLen = 8
 
 	// MaxClientKeyBytes bounds the PEM of a client certificate's private
 	// key, armour included: an RSA 8192-bit PKCS #1 key takes about 6.4 KiB.

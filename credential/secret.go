@@ -74,7 +74,7 @@ func FromNKeySeed(seed []byte) (*Secret, error) {
 }
 
 // FromUserPassword returns a KindUserPassword Secret. Both must be
-// non-empty, at most MaxSecretLen bytes, valid UTF-8 and free of control
+// non-empty, at most 4,096 bytes, valid UTF-8 and free of control
 // characters.
 func FromUserPassword(user, pass string) (*Secret, error) {
 	if err := checkText(user); err != nil {
@@ -87,7 +87,7 @@ func FromUserPassword(user, pass string) (*Secret, error) {
 }
 
 // FromToken returns a KindToken Secret. The token must be non-empty, at
-// most MaxSecretLen bytes, valid UTF-8 and free of control characters.
+// most 4,096 bytes, valid UTF-8 and free of control characters.
 func FromToken(token string) (*Secret, error) {
 	if err := checkText(token); err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func FromToken(token string) (*Secret, error) {
 
 // checkText validates a user name, password or token.
 func checkText(s string) error {
-	if len(s) > MaxSecretLen {
+	if len(s) > maxSecretLen {
 		return ErrTooLarge
 	}
 	if s == "" || !utf8.ValidString(s) {

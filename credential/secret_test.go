@@ -191,7 +191,7 @@ func TestAuthenticateNonce(t *testing.T) {
 }
 
 func TestFromUserPasswordAndToken(t *testing.T) {
-	long := strings.Repeat("x", MaxSecretLen)
+	long := strings.Repeat("x", maxSecretLen)
 	for _, tc := range []struct {
 		name    string
 		make    func() (*Secret, error)

@@ -99,7 +99,7 @@ func FuzzWireToParser(f *testing.F) {
 		var err error
 		want := message{Subject: subject, Reply: reply, Payload: string(payload), Values: map[string]string{}}
 		if len(kv) == 0 {
-			pub, err = wire.AppendPub(nil, subject, reply, payload, maxPayload)
+			pub, err = wire.AppendPubText(nil, subject, reply, payload, maxPayload)
 		} else {
 			var hdr []byte
 			hdr, err = wire.AppendHeader(nil, kv...)
@@ -112,7 +112,7 @@ func FuzzWireToParser(f *testing.F) {
 					want.Values[kv[i]] = kv[i+1]
 				}
 			}
-			pub, err = wire.AppendHPub(nil, subject, reply, hdr, payload, maxPayload)
+			pub, err = wire.AppendHPubText(nil, subject, reply, hdr, payload, maxPayload)
 		}
 		if err != nil {
 			return

@@ -23,10 +23,9 @@ var (
 	// ErrInvalidLimits: the Limits given to New or the header cap given to
 	// ParseHeader are out of range.
 	ErrInvalidLimits = errors.New("parser: invalid limits")
-	// ErrNoProgress: the reader returned no data and no error too many times
-	// in a row.
-	ErrNoProgress = errors.New("parser: reader made no progress")
-	// ErrBadReadCount: the reader returned a count outside its buffer.
+	// ErrBadReadCount: the reader returned a count outside its buffer. (A
+	// reader that returns no data and no error too many times in a row is
+	// io.ErrNoProgress, the standard library's word for it.)
 	ErrBadReadCount = errors.New("parser: reader returned an invalid count")
 )
 

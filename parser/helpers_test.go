@@ -102,7 +102,7 @@ func hmsg(subject, sid, reply, header, payload string) string {
 func sentinelOf(err error) error {
 	for _, s := range []error{
 		ErrLineTooLong, ErrHeaderTooLarge, ErrPayloadTooLarge, ErrUnknownOp, ErrMalformed,
-		ErrInvalidLimits, ErrNoProgress, ErrBadReadCount, io.ErrUnexpectedEOF, io.EOF,
+		ErrInvalidLimits, io.ErrNoProgress, ErrBadReadCount, io.ErrUnexpectedEOF, io.EOF,
 	} {
 		if errors.Is(err, s) {
 			return s

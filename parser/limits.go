@@ -28,7 +28,7 @@ const (
 	// minHeaderBlock is the shortest valid header block, "NATS/1.0\r\n\r\n".
 	minHeaderBlock = len(headerVersion) + 4
 
-	// maxEmptyReads bounds consecutive (0, nil) reads before ErrNoProgress.
+	// maxEmptyReads bounds consecutive (0, nil) reads before io.ErrNoProgress.
 	maxEmptyReads = 100
 )
 

@@ -318,7 +318,7 @@ func TestReaderErrors(t *testing.T) {
 	}{
 		{"error between frames", &errReader{data: "PING\r\n", err: errBoom}, 1, errBoom},
 		{"error inside a frame", &errReader{data: "MSG a 1 5\r\nhe", err: errBoom}, 0, errBoom},
-		{"no progress", &errReader{data: "PING\r\n", err: nil}, 1, ErrNoProgress},
+		{"no progress", &errReader{data: "PING\r\n", err: nil}, 1, io.ErrNoProgress},
 		{"bad count", badCountReader{}, 0, ErrBadReadCount},
 	}
 	for _, tt := range tests {

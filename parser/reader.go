@@ -23,7 +23,7 @@ func (p *Parser) compact() {
 // fill performs one successful read into the free tail of the buffer, or
 // records the reader's error (io.EOF included) in p.rerr. Bytes that come
 // with an error are kept. After maxEmptyReads reads returning (0, nil) it
-// records ErrNoProgress.
+// records io.ErrNoProgress.
 func (p *Parser) fill() {
 	for range maxEmptyReads {
 		n, err := p.rd.Read(p.buf[p.end:])
@@ -40,7 +40,7 @@ func (p *Parser) fill() {
 			return
 		}
 	}
-	p.rerr = ErrNoProgress
+	p.rerr = io.ErrNoProgress
 }
 
 // ensure makes at least n unread bytes available; n never exceeds the

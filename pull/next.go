@@ -181,7 +181,7 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 // unsupportedAck reports whether err, the refusal of the ack subject
 // subject, is a form the broker writes that the profile does not support
 // (see ErrUnsupportedAck): the v2 form with a domain other than
-// acksubject.NoDomain, or more tokens than acksubject.V2Tokens after the
+// "_", or more tokens than acksubject.V2Tokens after the
 // v2 prefix of a domain and an account hash.
 func unsupportedAck(err error, subject []byte) bool {
 	if errors.Is(err, acksubject.RuleDomain) {

@@ -10,12 +10,13 @@
 //
 //   - CONNECT: [Connect] and [AppendConnect], with secret fields redacted
 //     from every formatted form.
-//   - Publishing: [AppendPub] and [AppendHPub], and [AppendPubText] and
-//     [AppendHPubText], which take the subject and reply as strings or byte
-//     slices ([Text]); [AppendHeader] and the header-block check of HPUB.
-//   - Subscriptions: [AppendSub], [AppendQueueSub], [AppendUnsub]; keepalive:
-//     [AppendPing] and [AppendPong].
-//   - Subjects: [ValidSubject], [ValidPublishSubject] and token rules.
+//   - Publishing: [AppendPubText] and [AppendHPubText], which take the
+//     subject and reply as strings or byte slices ([Text]); [AppendHeader]
+//     and the header-block check of HPUB.
+//   - Subscriptions: [AppendSub] (UNSUB and queue groups are encoded
+//     inside the package, which no caller needs); keepalive: [AppendPing]
+//     and [AppendPong].
+//   - Subjects: [ValidPublishSubject] and token rules.
 //   - Caps, each with how CRLF counts; sentinels and the typed [Error].
 //
 // Every Append function appends to dst and returns the extended slice; on

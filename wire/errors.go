@@ -10,8 +10,6 @@ var (
 	ErrInvalidSubject = errors.New("wire: invalid subject")
 	// ErrInvalidReply: a reply subject that is not a valid publish subject.
 	ErrInvalidReply = errors.New("wire: invalid reply subject")
-	// ErrInvalidQueue: an empty queue group or one with a forbidden byte.
-	ErrInvalidQueue = errors.New("wire: invalid queue group")
 	// ErrInvalidSID: an empty subscription id or one with a forbidden byte.
 	ErrInvalidSID = errors.New("wire: invalid subscription id")
 	// ErrInvalidHeader: a header name that is not a token, a value with a
@@ -26,10 +24,16 @@ var (
 	ErrInvalidMaxPayload = errors.New("wire: invalid maximum payload")
 	// ErrLineTooLong: a control line over MaxControlLine.
 	ErrLineTooLong = errors.New("wire: control line too long")
-	// ErrInvalidUnsubMax: a negative UNSUB maximum.
-	ErrInvalidUnsubMax = errors.New("wire: invalid unsubscribe maximum")
 	// ErrInvalidConnect: CONNECT options the server would refuse.
 	ErrInvalidConnect = errors.New("wire: invalid connect options")
+)
+
+// Sentinels of the encoders no caller outside the package needs.
+var (
+	// errInvalidQueue: an empty queue group or one with a forbidden byte.
+	errInvalidQueue = errors.New("wire: invalid queue group")
+	// errInvalidUnsubMax: a negative UNSUB maximum.
+	errInvalidUnsubMax = errors.New("wire: invalid unsubscribe maximum")
 )
 
 // Error is a refused encoding: which op and which argument, and why. It never

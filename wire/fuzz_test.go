@@ -31,29 +31,29 @@ func refSubject(s string, publish bool) bool {
 }
 
 // FuzzSubject checks the subject validators against refSubject, and that
-// AppendPub either refuses with dst untouched or writes exactly
+// AppendPubText either refuses with dst untouched or writes exactly
 // "PUB <subject> [<reply>] <size>\r\n<payload>\r\n".
 func FuzzSubject(f *testing.F) {
 	for _, s := range []string{"a", "a.b", "a.*", "a.>", ">", "a..b", "a b", "a\x00", "\xff.\xfe", "$JS.ACK.S.C.1.2.3.4.5"} {
 		f.Add(s, "_INBOX.x", []byte("p"))
 	}
 	f.Fuzz(func(t *testing.T, subject, reply string, payload []byte) {
-		if got, want := ValidSubject(subject) == nil, refSubject(subject, false); got != want {
-			t.Fatalf("ValidSubject(%q) valid=%v, reference %v", subject, got, want)
+		if got, want := validSubject(subject) == nil, refSubject(subject, false); got != want {
+			t.Fatalf("validSubject(%q) valid=%v, reference %v", subject, got, want)
 		}
 		if got, want := ValidPublishSubject(subject) == nil, refSubject(subject, true); got != want {
 			t.Fatalf("ValidPublishSubject(%q) valid=%v, reference %v", subject, got, want)
 		}
 		dst := []byte("x")
-		out, err := AppendPub(dst, subject, reply, payload, 1<<16)
+		out, err := AppendPubText(dst, subject, reply, payload, 1<<16)
 		ok := refSubject(subject, true) && (reply == "" || refSubject(reply, true)) && len(payload) <= 1<<16 &&
 			len("PUB  \r\n")+len(subject)+len(reply)+len(strconv.Itoa(len(payload)))+btoi(reply != "") <= MaxControlLine
 		if (err == nil) != ok {
-			t.Fatalf("AppendPub(%q, %q) err=%v, reference ok=%v", subject, reply, err, ok)
+			t.Fatalf("AppendPubText(%q, %q) err=%v, reference ok=%v", subject, reply, err, ok)
 		}
 		text, textErr := AppendPubText([]byte("x"), []byte(subject), []byte(reply), payload, 1<<16)
 		if !bytes.Equal(text, out) || !sameSentinel(textErr, err) {
-			t.Fatalf("AppendPubText(%q, %q) = %q, %v; AppendPub gave %q, %v", subject, reply, text, textErr, out, err)
+			t.Fatalf("AppendPubText(%q, %q) = %q, %v; with strings %q, %v", subject, reply, text, textErr, out, err)
 		}
 		if err != nil {
 			if !bytes.Equal(out, dst) {

@@ -7,19 +7,14 @@ import "strconv"
 // call only and never retained.
 type Text interface{ ~string | ~[]byte }
 
-// AppendPub appends "PUB <subject> [<reply>] <size>\r\n<payload>\r\n".
+// AppendPubText appends "PUB <subject> [<reply>] <size>\r\n<payload>\r\n".
 // subject must pass ValidPublishSubject; reply, when not empty, too
 // (ErrInvalidReply); maxPayload is the server's max_payload and must be > 0;
 // len(payload) may be at most maxPayload; the control line may be at most
-// MaxControlLine bytes. On error dst is returned unchanged.
-func AppendPub(dst []byte, subject, reply string, payload []byte, maxPayload int) ([]byte, error) {
-	return AppendPubText(dst, subject, reply, payload, maxPayload)
-}
-
-// AppendPubText is AppendPub with the subject and the reply each given as a
-// string or a byte slice, so that a caller holding either in a reused
-// buffer needs no conversion. Same rules, same bytes; it does not allocate
-// when dst has room.
+// MaxControlLine bytes. On error dst is returned unchanged. The subject and
+// the reply are each a string or a byte slice, so that a caller holding
+// either in a reused buffer needs no conversion; it does not allocate when
+// dst has room.
 func AppendPubText[S, R Text](dst []byte, subject S, reply R, payload []byte, maxPayload int) ([]byte, error) {
 	const op = "PUB"
 	if err := checkPub(op, subject, reply, len(payload), maxPayload); err != nil {
@@ -45,17 +40,12 @@ func AppendPubText[S, R Text](dst []byte, subject S, reply R, payload []byte, ma
 	return append(dst, "\r\n"...), nil
 }
 
-// AppendHPub appends "HPUB <subject> [<reply>] <hdr> <total>\r\n<header><payload>\r\n".
+// AppendHPubText appends "HPUB <subject> [<reply>] <hdr> <total>\r\n<header><payload>\r\n".
 // header must be a complete block as AppendHeader builds it ("NATS/1.0\r\n",
 // "Name: Value\r\n" lines, "\r\n"), at most MaxOutboundHeader bytes; the header
 // block and payload together may be at most maxPayload, as the server counts
-// them. Other rules as AppendPub. On error dst is returned unchanged.
-func AppendHPub(dst []byte, subject, reply string, header, payload []byte, maxPayload int) ([]byte, error) {
-	return AppendHPubText(dst, subject, reply, header, payload, maxPayload)
-}
-
-// AppendHPubText is AppendHPub with the subject and the reply each given
-// as a string or a byte slice (see AppendPubText).
+// them. Other rules, and the subject and reply as strings or byte slices, as
+// AppendPubText. On error dst is returned unchanged.
 func AppendHPubText[S, R Text](dst []byte, subject S, reply R, header, payload []byte, maxPayload int) ([]byte, error) {
 	const op = "HPUB"
 	total := len(header) + len(payload)

@@ -2,18 +2,20 @@ package wire
 
 import "strconv"
 
-// AppendSub appends "SUB <subject> <sid>\r\n". subject must pass
-// ValidSubject (wildcards allowed); sid is one or more bytes, none of them
+// AppendSub appends "SUB <subject> <sid>\r\n". subject is one or more
+// tokens separated by '.', none empty, with no space, ASCII control byte or
+// DEL, a '*' only as a whole token and a '>' only as the whole last token
+// (ErrInvalidSubject); sid is one or more bytes, none of them
 // space, an ASCII control byte or DEL. On error dst is returned unchanged.
 func AppendSub(dst []byte, subject, sid string) ([]byte, error) {
 	return appendSub(dst, "SUB", subject, "", sid)
 }
 
-// AppendQueueSub appends "SUB <subject> <queue> <sid>\r\n"; queue follows
-// the sid rules (ErrInvalidQueue). On error dst is returned unchanged.
-func AppendQueueSub(dst []byte, subject, queue, sid string) ([]byte, error) {
+// appendQueueSub appends "SUB <subject> <queue> <sid>\r\n"; queue follows
+// the sid rules (errInvalidQueue). On error dst is returned unchanged.
+func appendQueueSub(dst []byte, subject, queue, sid string) ([]byte, error) {
 	if r := tokenReason(queue); r != "" {
-		return dst, fail("SUB", "queue", r, ErrInvalidQueue)
+		return dst, fail("SUB", "queue", r, errInvalidQueue)
 	}
 	return appendSub(dst, "SUB", subject, queue, sid)
 }
@@ -43,17 +45,17 @@ func appendSub(dst []byte, op, subject, queue, sid string) ([]byte, error) {
 	return append(dst, "\r\n"...), nil
 }
 
-// AppendUnsub appends "UNSUB <sid>\r\n" when max is 0, or
+// appendUnsub appends "UNSUB <sid>\r\n" when max is 0, or
 // "UNSUB <sid> <max>\r\n" (unsubscribe after max messages in total) when max
-// is positive. A negative max is ErrInvalidUnsubMax. On error dst is
+// is positive. A negative max is errInvalidUnsubMax. On error dst is
 // returned unchanged.
-func AppendUnsub(dst []byte, sid string, max int) ([]byte, error) {
+func appendUnsub(dst []byte, sid string, max int) ([]byte, error) {
 	const op = "UNSUB"
 	if r := tokenReason(sid); r != "" {
 		return dst, fail(op, "sid", r, ErrInvalidSID)
 	}
 	if max < 0 {
-		return dst, fail(op, "max", "negative", ErrInvalidUnsubMax)
+		return dst, fail(op, "max", "negative", errInvalidUnsubMax)
 	}
 	line := len("UNSUB ") + len(sid) + 2
 	if max > 0 {

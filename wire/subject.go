@@ -5,19 +5,20 @@ package wire
 // and DEL. The server splits arguments on space and tab and ends lines at LF.
 func forbidden(c byte) bool { return c <= ' ' || c == 0x7f }
 
-// ValidSubject checks a subscription subject: one or more tokens separated
+// validSubject checks a subscription subject: one or more tokens separated
 // by '.', no token empty, no forbidden byte (space, control bytes, DEL), a
 // '*' only as a whole token, a '>' only as the whole last token. Errors wrap
 // ErrInvalidSubject.
-func ValidSubject(s string) error {
+func validSubject(s string) error {
 	if r := subjectReason(s, true); r != "" {
 		return fail("SUB", "subject", r, ErrInvalidSubject)
 	}
 	return nil
 }
 
-// ValidPublishSubject checks a subject to publish to: ValidSubject's rules,
-// and no wildcard token at all. Errors wrap ErrInvalidSubject.
+// ValidPublishSubject checks a subject to publish to: one or more tokens
+// separated by '.', no token empty, no forbidden byte (space, control
+// bytes, DEL), and no wildcard token ('*' or '>') at all. Errors wrap ErrInvalidSubject.
 func ValidPublishSubject(s string) error {
 	if r := subjectReason(s, false); r != "" {
 		return fail("PUB", "subject", r, ErrInvalidSubject)

@@ -15,28 +15,30 @@ func TestAppendValid(t *testing.T) {
 		fn   func([]byte) ([]byte, error)
 		want string
 	}{
-		{"PUB", func(b []byte) ([]byte, error) { return AppendPub(b, "a.b", "", []byte("hello"), 10) },
+		{"PUB", func(b []byte) ([]byte, error) { return AppendPubText(b, "a.b", "", []byte("hello"), 10) },
 			"PUB a.b 5\r\nhello\r\n"},
-		{"PUB with reply", func(b []byte) ([]byte, error) { return AppendPub(b, "a", "_INBOX.x.1", []byte("hi"), 10) },
+		{"PUB with reply", func(b []byte) ([]byte, error) { return AppendPubText(b, "a", "_INBOX.x.1", []byte("hi"), 10) },
 			"PUB a _INBOX.x.1 2\r\nhi\r\n"},
-		{"PUB empty payload", func(b []byte) ([]byte, error) { return AppendPub(b, "a", "", nil, 1) },
+		{"PUB empty payload", func(b []byte) ([]byte, error) { return AppendPubText(b, "a", "", nil, 1) },
 			"PUB a 0\r\n\r\n"},
-		{"PUB payload at max", func(b []byte) ([]byte, error) { return AppendPub(b, "a", "", []byte("xyz"), 3) },
+		{"PUB payload at max", func(b []byte) ([]byte, error) { return AppendPubText(b, "a", "", []byte("xyz"), 3) },
 			"PUB a 3\r\nxyz\r\n"},
 		{"PUB JetStream API", func(b []byte) ([]byte, error) {
-			return AppendPub(b, "$JS.API.CONSUMER.MSG.NEXT.S.C", "_INBOX.a.1", []byte(`{"batch":1}`), 1<<20)
+			return AppendPubText(b, "$JS.API.CONSUMER.MSG.NEXT.S.C", "_INBOX.a.1", []byte(`{"batch":1}`), 1<<20)
 		}, "PUB $JS.API.CONSUMER.MSG.NEXT.S.C _INBOX.a.1 11\r\n{\"batch\":1}\r\n"},
-		{"PUB wildcard characters inside tokens", func(b []byte) ([]byte, error) { return AppendPub(b, "a*.b>", "", nil, 1) },
+		{"PUB wildcard characters inside tokens", func(b []byte) ([]byte, error) { return AppendPubText(b, "a*.b>", "", nil, 1) },
 			"PUB a*.b> 0\r\n\r\n"},
-		{"HPUB", func(b []byte) ([]byte, error) { return AppendHPub(b, "a", "", []byte(hdr), []byte("hi"), 100) },
+		{"HPUB", func(b []byte) ([]byte, error) { return AppendHPubText(b, "a", "", []byte(hdr), []byte("hi"), 100) },
 			"HPUB a 28 30\r\n" + hdr + "hi\r\n"},
-		{"HPUB with reply", func(b []byte) ([]byte, error) { return AppendHPub(b, "a", "r", []byte("NATS/1.0\r\n\r\n"), nil, 12) },
+		{"HPUB with reply", func(b []byte) ([]byte, error) {
+			return AppendHPubText(b, "a", "r", []byte("NATS/1.0\r\n\r\n"), nil, 12)
+		},
 			"HPUB a r 12 12\r\nNATS/1.0\r\n\r\n\r\n"},
 		{"SUB", func(b []byte) ([]byte, error) { return AppendSub(b, "_INBOX.x.*", "1") }, "SUB _INBOX.x.* 1\r\n"},
 		{"SUB full wildcard", func(b []byte) ([]byte, error) { return AppendSub(b, "a.>", "s1") }, "SUB a.> s1\r\n"},
-		{"SUB queue", func(b []byte) ([]byte, error) { return AppendQueueSub(b, "a", "q", "2") }, "SUB a q 2\r\n"},
-		{"UNSUB", func(b []byte) ([]byte, error) { return AppendUnsub(b, "1", 0) }, "UNSUB 1\r\n"},
-		{"UNSUB max", func(b []byte) ([]byte, error) { return AppendUnsub(b, "1", 10) }, "UNSUB 1 10\r\n"},
+		{"SUB queue", func(b []byte) ([]byte, error) { return appendQueueSub(b, "a", "q", "2") }, "SUB a q 2\r\n"},
+		{"UNSUB", func(b []byte) ([]byte, error) { return appendUnsub(b, "1", 0) }, "UNSUB 1\r\n"},
+		{"UNSUB max", func(b []byte) ([]byte, error) { return appendUnsub(b, "1", 10) }, "UNSUB 1 10\r\n"},
 		{"PING", func(b []byte) ([]byte, error) { return AppendPing(b), nil }, "PING\r\n"},
 		{"PONG", func(b []byte) ([]byte, error) { return AppendPong(b), nil }, "PONG\r\n"},
 		{"header none", func(b []byte) ([]byte, error) { return AppendHeader(b) }, "NATS/1.0\r\n\r\n"},
@@ -63,49 +65,49 @@ func TestAppendShouldFail(t *testing.T) {
 		fn   func([]byte) ([]byte, error)
 		want error
 	}{
-		{"PUB empty subject", func(b []byte) ([]byte, error) { return AppendPub(b, "", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB empty token", func(b []byte) ([]byte, error) { return AppendPub(b, "a..b", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB leading dot", func(b []byte) ([]byte, error) { return AppendPub(b, ".a", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB trailing dot", func(b []byte) ([]byte, error) { return AppendPub(b, "a.", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB star", func(b []byte) ([]byte, error) { return AppendPub(b, "a.*", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB gt", func(b []byte) ([]byte, error) { return AppendPub(b, "a.>", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB space", func(b []byte) ([]byte, error) { return AppendPub(b, "a b", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB tab", func(b []byte) ([]byte, error) { return AppendPub(b, "a\tb", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB CR", func(b []byte) ([]byte, error) { return AppendPub(b, "a\rb", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB LF", func(b []byte) ([]byte, error) { return AppendPub(b, "a\nb", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB NUL", func(b []byte) ([]byte, error) { return AppendPub(b, "a\x00b", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB DEL", func(b []byte) ([]byte, error) { return AppendPub(b, "a\x7fb", "", nil, 1) }, ErrInvalidSubject},
-		{"PUB reply space", func(b []byte) ([]byte, error) { return AppendPub(b, "a", "r r", nil, 1) }, ErrInvalidReply},
-		{"PUB reply wildcard", func(b []byte) ([]byte, error) { return AppendPub(b, "a", "r.*", nil, 1) }, ErrInvalidReply},
-		{"PUB reply empty token", func(b []byte) ([]byte, error) { return AppendPub(b, "a", "r..s", nil, 1) }, ErrInvalidReply},
-		{"PUB payload over max", func(b []byte) ([]byte, error) { return AppendPub(b, "a", "", []byte("xyzw"), 3) }, ErrPayloadTooLarge},
-		{"PUB zero max", func(b []byte) ([]byte, error) { return AppendPub(b, "a", "", nil, 0) }, ErrInvalidMaxPayload},
-		{"PUB negative max", func(b []byte) ([]byte, error) { return AppendPub(b, "a", "", nil, -1) }, ErrInvalidMaxPayload},
-		{"PUB line over cap", func(b []byte) ([]byte, error) { return AppendPub(b, long, "", nil, 1) }, ErrLineTooLong},
+		{"PUB empty subject", func(b []byte) ([]byte, error) { return AppendPubText(b, "", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB empty token", func(b []byte) ([]byte, error) { return AppendPubText(b, "a..b", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB leading dot", func(b []byte) ([]byte, error) { return AppendPubText(b, ".a", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB trailing dot", func(b []byte) ([]byte, error) { return AppendPubText(b, "a.", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB star", func(b []byte) ([]byte, error) { return AppendPubText(b, "a.*", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB gt", func(b []byte) ([]byte, error) { return AppendPubText(b, "a.>", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB space", func(b []byte) ([]byte, error) { return AppendPubText(b, "a b", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB tab", func(b []byte) ([]byte, error) { return AppendPubText(b, "a\tb", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB CR", func(b []byte) ([]byte, error) { return AppendPubText(b, "a\rb", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB LF", func(b []byte) ([]byte, error) { return AppendPubText(b, "a\nb", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB NUL", func(b []byte) ([]byte, error) { return AppendPubText(b, "a\x00b", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB DEL", func(b []byte) ([]byte, error) { return AppendPubText(b, "a\x7fb", "", nil, 1) }, ErrInvalidSubject},
+		{"PUB reply space", func(b []byte) ([]byte, error) { return AppendPubText(b, "a", "r r", nil, 1) }, ErrInvalidReply},
+		{"PUB reply wildcard", func(b []byte) ([]byte, error) { return AppendPubText(b, "a", "r.*", nil, 1) }, ErrInvalidReply},
+		{"PUB reply empty token", func(b []byte) ([]byte, error) { return AppendPubText(b, "a", "r..s", nil, 1) }, ErrInvalidReply},
+		{"PUB payload over max", func(b []byte) ([]byte, error) { return AppendPubText(b, "a", "", []byte("xyzw"), 3) }, ErrPayloadTooLarge},
+		{"PUB zero max", func(b []byte) ([]byte, error) { return AppendPubText(b, "a", "", nil, 0) }, ErrInvalidMaxPayload},
+		{"PUB negative max", func(b []byte) ([]byte, error) { return AppendPubText(b, "a", "", nil, -1) }, ErrInvalidMaxPayload},
+		{"PUB line over cap", func(b []byte) ([]byte, error) { return AppendPubText(b, long, "", nil, 1) }, ErrLineTooLong},
 		{"HPUB header missing version", func(b []byte) ([]byte, error) {
-			return AppendHPub(b, "a", "", []byte("K: v\r\n\r\n"), nil, 100)
+			return AppendHPubText(b, "a", "", []byte("K: v\r\n\r\n"), nil, 100)
 		}, ErrInvalidHeader},
 		{"HPUB header with status", func(b []byte) ([]byte, error) {
-			return AppendHPub(b, "a", "", []byte("NATS/1.0 503\r\n\r\n"), nil, 100)
+			return AppendHPubText(b, "a", "", []byte("NATS/1.0 503\r\n\r\n"), nil, 100)
 		}, ErrInvalidHeader},
 		{"HPUB header without blank line", func(b []byte) ([]byte, error) {
-			return AppendHPub(b, "a", "", []byte("NATS/1.0\r\nK: v\r\n"), nil, 100)
+			return AppendHPubText(b, "a", "", []byte("NATS/1.0\r\nK: v\r\n"), nil, 100)
 		}, ErrInvalidHeader},
 		{"HPUB header bare LF", func(b []byte) ([]byte, error) {
-			return AppendHPub(b, "a", "", []byte("NATS/1.0\r\nK: v\n\r\n"), nil, 100)
+			return AppendHPubText(b, "a", "", []byte("NATS/1.0\r\nK: v\n\r\n"), nil, 100)
 		}, ErrInvalidHeader},
 		{"HPUB header value with CR", func(b []byte) ([]byte, error) {
-			return AppendHPub(b, "a", "", []byte("NATS/1.0\r\nK: v\rw\r\n\r\n"), nil, 100)
+			return AppendHPubText(b, "a", "", []byte("NATS/1.0\r\nK: v\rw\r\n\r\n"), nil, 100)
 		}, ErrInvalidHeader},
 		{"HPUB header name with space", func(b []byte) ([]byte, error) {
-			return AppendHPub(b, "a", "", []byte("NATS/1.0\r\nK K: v\r\n\r\n"), nil, 100)
+			return AppendHPubText(b, "a", "", []byte("NATS/1.0\r\nK K: v\r\n\r\n"), nil, 100)
 		}, ErrInvalidHeader},
-		{"HPUB header empty", func(b []byte) ([]byte, error) { return AppendHPub(b, "a", "", nil, nil, 100) }, ErrInvalidHeader},
+		{"HPUB header empty", func(b []byte) ([]byte, error) { return AppendHPubText(b, "a", "", nil, nil, 100) }, ErrInvalidHeader},
 		{"HPUB header and payload over max", func(b []byte) ([]byte, error) {
-			return AppendHPub(b, "a", "", []byte("NATS/1.0\r\n\r\n"), []byte("x"), 12)
+			return AppendHPubText(b, "a", "", []byte("NATS/1.0\r\n\r\n"), []byte("x"), 12)
 		}, ErrPayloadTooLarge},
 		{"HPUB wildcard", func(b []byte) ([]byte, error) {
-			return AppendHPub(b, "*", "", []byte("NATS/1.0\r\n\r\n"), nil, 100)
+			return AppendHPubText(b, "*", "", []byte("NATS/1.0\r\n\r\n"), nil, 100)
 		}, ErrInvalidSubject},
 		{"header odd pairs", func(b []byte) ([]byte, error) { return AppendHeader(b, "K") }, ErrInvalidHeader},
 		{"header empty name", func(b []byte) ([]byte, error) { return AppendHeader(b, "", "v") }, ErrInvalidHeader},
@@ -124,12 +126,12 @@ func TestAppendShouldFail(t *testing.T) {
 		{"SUB sid space", func(b []byte) ([]byte, error) { return AppendSub(b, "a", "1 2") }, ErrInvalidSID},
 		{"SUB sid LF", func(b []byte) ([]byte, error) { return AppendSub(b, "a", "1\n") }, ErrInvalidSID},
 		{"SUB line over cap", func(b []byte) ([]byte, error) { return AppendSub(b, long, "1") }, ErrLineTooLong},
-		{"SUB queue empty", func(b []byte) ([]byte, error) { return AppendQueueSub(b, "a", "", "1") }, ErrInvalidQueue},
-		{"SUB queue tab", func(b []byte) ([]byte, error) { return AppendQueueSub(b, "a", "q\t", "1") }, ErrInvalidQueue},
-		{"UNSUB empty sid", func(b []byte) ([]byte, error) { return AppendUnsub(b, "", 0) }, ErrInvalidSID},
-		{"UNSUB sid CR", func(b []byte) ([]byte, error) { return AppendUnsub(b, "1\r", 0) }, ErrInvalidSID},
-		{"UNSUB negative", func(b []byte) ([]byte, error) { return AppendUnsub(b, "1", -1) }, ErrInvalidUnsubMax},
-		{"UNSUB line over cap", func(b []byte) ([]byte, error) { return AppendUnsub(b, long, 0) }, ErrLineTooLong},
+		{"SUB queue empty", func(b []byte) ([]byte, error) { return appendQueueSub(b, "a", "", "1") }, errInvalidQueue},
+		{"SUB queue tab", func(b []byte) ([]byte, error) { return appendQueueSub(b, "a", "q\t", "1") }, errInvalidQueue},
+		{"UNSUB empty sid", func(b []byte) ([]byte, error) { return appendUnsub(b, "", 0) }, ErrInvalidSID},
+		{"UNSUB sid CR", func(b []byte) ([]byte, error) { return appendUnsub(b, "1\r", 0) }, ErrInvalidSID},
+		{"UNSUB negative", func(b []byte) ([]byte, error) { return appendUnsub(b, "1", -1) }, errInvalidUnsubMax},
+		{"UNSUB line over cap", func(b []byte) ([]byte, error) { return appendUnsub(b, long, 0) }, ErrLineTooLong},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,14 +160,14 @@ func TestCaps(t *testing.T) {
 		fn   func() error
 		want error
 	}{
-		{"PUB line at cap", func() error { _, err := AppendPub(nil, pubSubjectFor(MaxControlLine), "", nil, 1); return err }, nil},
-		{"PUB line past cap", func() error { _, err := AppendPub(nil, pubSubjectFor(MaxControlLine+1), "", nil, 1); return err }, ErrLineTooLong},
+		{"PUB line at cap", func() error { _, err := AppendPubText(nil, pubSubjectFor(MaxControlLine), "", nil, 1); return err }, nil},
+		{"PUB line past cap", func() error { _, err := AppendPubText(nil, pubSubjectFor(MaxControlLine+1), "", nil, 1); return err }, ErrLineTooLong},
 		{"HPUB line at cap", func() error {
-			_, err := AppendHPub(nil, strings.Repeat("s", MaxControlLine-len("HPUB  12 12\r\n")), "", []byte("NATS/1.0\r\n\r\n"), nil, 100)
+			_, err := AppendHPubText(nil, strings.Repeat("s", MaxControlLine-len("HPUB  12 12\r\n")), "", []byte("NATS/1.0\r\n\r\n"), nil, 100)
 			return err
 		}, nil},
 		{"HPUB line past cap", func() error {
-			_, err := AppendHPub(nil, strings.Repeat("s", MaxControlLine+1-len("HPUB  12 12\r\n")), "", []byte("NATS/1.0\r\n\r\n"), nil, 100)
+			_, err := AppendHPubText(nil, strings.Repeat("s", MaxControlLine+1-len("HPUB  12 12\r\n")), "", []byte("NATS/1.0\r\n\r\n"), nil, 100)
 			return err
 		}, ErrLineTooLong},
 		{"SUB line at cap", func() error {
@@ -177,33 +179,33 @@ func TestCaps(t *testing.T) {
 			return err
 		}, ErrLineTooLong},
 		{"UNSUB line at cap", func() error {
-			_, err := AppendUnsub(nil, strings.Repeat("s", MaxControlLine-len("UNSUB  9\r\n")), 9)
+			_, err := appendUnsub(nil, strings.Repeat("s", MaxControlLine-len("UNSUB  9\r\n")), 9)
 			return err
 		}, nil},
 		{"UNSUB line past cap", func() error {
-			_, err := AppendUnsub(nil, strings.Repeat("s", MaxControlLine+1-len("UNSUB  9\r\n")), 9)
+			_, err := appendUnsub(nil, strings.Repeat("s", MaxControlLine+1-len("UNSUB  9\r\n")), 9)
 			return err
 		}, ErrLineTooLong},
 		{"header at cap", func() error { _, err := AppendHeader(nil, "K", headerValueFor(MaxOutboundHeader)); return err }, nil},
 		{"header past cap", func() error { _, err := AppendHeader(nil, "K", headerValueFor(MaxOutboundHeader+1)); return err }, ErrHeaderTooLarge},
 		{"HPUB block at cap", func() error {
 			h, _ := AppendHeader(nil, "K", headerValueFor(MaxOutboundHeader))
-			_, err := AppendHPub(nil, "a", "", h, nil, 1<<20)
+			_, err := AppendHPubText(nil, "a", "", h, nil, 1<<20)
 			return err
 		}, nil},
 		{"HPUB block past cap", func() error {
 			h := []byte("NATS/1.0\r\nK: " + headerValueFor(MaxOutboundHeader+1) + "\r\n\r\n")
-			_, err := AppendHPub(nil, "a", "", h, nil, 1<<20)
+			_, err := AppendHPubText(nil, "a", "", h, nil, 1<<20)
 			return err
 		}, ErrHeaderTooLarge},
-		{"payload at max", func() error { _, err := AppendPub(nil, "a", "", make([]byte, 1<<20), 1<<20); return err }, nil},
-		{"payload past max", func() error { _, err := AppendPub(nil, "a", "", make([]byte, 1<<20+1), 1<<20); return err }, ErrPayloadTooLarge},
+		{"payload at max", func() error { _, err := AppendPubText(nil, "a", "", make([]byte, 1<<20), 1<<20); return err }, nil},
+		{"payload past max", func() error { _, err := AppendPubText(nil, "a", "", make([]byte, 1<<20+1), 1<<20); return err }, ErrPayloadTooLarge},
 		{"HPUB total at max", func() error {
-			_, err := AppendHPub(nil, "a", "", []byte("NATS/1.0\r\n\r\n"), make([]byte, 88), 100)
+			_, err := AppendHPubText(nil, "a", "", []byte("NATS/1.0\r\n\r\n"), make([]byte, 88), 100)
 			return err
 		}, nil},
 		{"HPUB total past max", func() error {
-			_, err := AppendHPub(nil, "a", "", []byte("NATS/1.0\r\n\r\n"), make([]byte, 89), 100)
+			_, err := AppendHPubText(nil, "a", "", []byte("NATS/1.0\r\n\r\n"), make([]byte, 89), 100)
 			return err
 		}, ErrPayloadTooLarge},
 	}
@@ -243,8 +245,8 @@ func TestValidSubject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.subject, func(t *testing.T) {
-			if err := ValidSubject(tt.subject); !errors.Is(err, tt.sub) {
-				t.Errorf("ValidSubject: got %v, want %v", err, tt.sub)
+			if err := validSubject(tt.subject); !errors.Is(err, tt.sub) {
+				t.Errorf("validSubject: got %v, want %v", err, tt.sub)
 			}
 			if err := ValidPublishSubject(tt.subject); !errors.Is(err, tt.publish) {
 				t.Errorf("ValidPublishSubject: got %v, want %v", err, tt.publish)
@@ -256,9 +258,9 @@ func TestValidSubject(t *testing.T) {
 func TestErrorsCarryNoInput(t *testing.T) {
 	const secret = "s3cr3t"
 	errs := []error{
-		ValidSubject(secret + " x"),
+		validSubject(secret + " x"),
 		func() error { _, err := AppendHeader(nil, "K", secret+" x"); return err }(),
-		func() error { _, err := AppendPub(nil, "a", secret+" x", nil, 1); return err }(),
+		func() error { _, err := AppendPubText(nil, "a", secret+" x", nil, 1); return err }(),
 		func() error { _, err := AppendSub(nil, "a", secret+" x"); return err }(),
 	}
 	for _, err := range errs {
@@ -278,13 +280,13 @@ func TestZeroAllocs(t *testing.T) {
 		name string
 		fn   func()
 	}{
-		{"PUB", func() { _, _ = AppendPub(buf[:0], "a.b", "_INBOX.x.1", payload, 1<<20) }},
-		{"HPUB", func() { _, _ = AppendHPub(buf[:0], "a.b", "_INBOX.x.1", hdr, payload, 1<<20) }},
+		{"PUB", func() { _, _ = AppendPubText(buf[:0], "a.b", "_INBOX.x.1", payload, 1<<20) }},
+		{"HPUB", func() { _, _ = AppendHPubText(buf[:0], "a.b", "_INBOX.x.1", hdr, payload, 1<<20) }},
 		{"PUB reply bytes", func() { _, _ = AppendPubText(buf[:0], "a.b", longReply, payload, 1<<20) }},
 		{"PUB subject and reply bytes", func() { _, _ = AppendPubText(buf[:0], longReply, longReply, payload, 1<<20) }},
 		{"HPUB reply bytes", func() { _, _ = AppendHPubText(buf[:0], "a.b", longReply, hdr, payload, 1<<20) }},
 		{"SUB", func() { _, _ = AppendSub(buf[:0], "_INBOX.x.*", "1") }},
-		{"UNSUB", func() { _, _ = AppendUnsub(buf[:0], "1", 5) }},
+		{"UNSUB", func() { _, _ = appendUnsub(buf[:0], "1", 5) }},
 		{"header", func() { _, _ = AppendHeader(buf[:0], "Nats-Msg-Id", "7") }},
 	}
 	for _, tt := range tests {
@@ -328,7 +330,7 @@ func TestAppendText(t *testing.T) {
 				}
 				return result{string(out), err != nil}
 			}
-			want := run(AppendPub([]byte("x"), tt.subject, tt.reply, []byte("p"), 10))
+			want := run(AppendPubText([]byte("x"), tt.subject, tt.reply, []byte("p"), 10))
 			got := []result{
 				run(AppendPubText([]byte("x"), tt.subject, []byte(tt.reply), []byte("p"), 10)),
 				run(AppendPubText([]byte("x"), []byte(tt.subject), tt.reply, []byte("p"), 10)),
@@ -337,7 +339,7 @@ func TestAppendText(t *testing.T) {
 			if diff := cmp.Diff([]result{want, want, want}, got); diff != "" {
 				t.Errorf("PUB forms (-want +got):\n%s", diff)
 			}
-			hwant := run(AppendHPub([]byte("x"), tt.subject, tt.reply, hdr, []byte("p"), 100))
+			hwant := run(AppendHPubText([]byte("x"), tt.subject, tt.reply, hdr, []byte("p"), 100))
 			hgot := []result{
 				run(AppendHPubText([]byte("x"), tt.subject, []byte(tt.reply), hdr, []byte("p"), 100)),
 				run(AppendHPubText([]byte("x"), []byte(tt.subject), []byte(tt.reply), hdr, []byte("p"), 100)),

@@ -12,7 +12,7 @@ import "fmt"
 type Contract struct {
 	// Name is the contract, as bindings and Function.Contract name it.
 	Name string
-	// Functions are its functions, 1..MaxContractFunctions, each named
+	// Functions are its functions, 1..256, each named
 	// once.
 	Functions []ContractFunction
 }
@@ -39,8 +39,8 @@ func (h *Host) DeclareContract(c Contract) error {
 	if !validIdentifier(c.Name) {
 		return ErrInvalidName
 	}
-	if len(c.Functions) == 0 || len(c.Functions) > MaxContractFunctions {
-		return fmt.Errorf("%w: %d functions outside 1..%d", ErrInvalidContract, len(c.Functions), MaxContractFunctions)
+	if len(c.Functions) == 0 || len(c.Functions) > maxContractFunctions {
+		return fmt.Errorf("%w: %d functions outside 1..%d", ErrInvalidContract, len(c.Functions), maxContractFunctions)
 	}
 	fns := make(map[string]contractFunc, len(c.Functions))
 	for i, f := range c.Functions {

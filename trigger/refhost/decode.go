@@ -14,9 +14,9 @@ import (
 // documentation for the encoding) and returns one Go value per parameter.
 // The values share no memory with payload. Any fault is an *ArgumentError
 // (matching ErrInvalidArguments and its Rule); a payload longer than
-// MaxPayloadBytes is refused before it is read.
+// trigger.MaxPayloadBytes is refused before it is read.
 func (s *Signature) Decode(payload []byte) ([]any, error) {
-	if len(payload) > MaxPayloadBytes {
+	if len(payload) > maxPayloadBytes {
 		return nil, &ArgumentError{Arg: -1, Offset: 0, Rule: RuleTooLarge}
 	}
 	d := decoder{in: payload, arg: -1}

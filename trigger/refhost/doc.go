@@ -17,14 +17,14 @@
 //     Signature.Decode, the strict decoder, over the lexer of
 //     internal/jsonlex; Signature.Append, the canonical encoder.
 //   - The Host: its catalog, inbound reservations and statistics.
-//   - Errors: sentinels, Rule, TypeRule, ArgumentError, TypeError and the
-//     host's errors.
+//   - Errors: sentinels, Rule (what a value or a type breaks),
+//     ArgumentError, TypeError and the host's errors.
 //
 // # The payload encoding, version 1
 //
-// A payload is one JSON text (RFC 8259) in UTF-8, at most MaxPayloadBytes
-// long: an array with exactly one element per declared parameter of the
-// function, in declaration order. Whitespace (space, tab, LF, CR) is
+// A payload is one JSON text (RFC 8259) in UTF-8, at most
+// trigger.MaxPayloadBytes long: an array with exactly one element per
+// declared parameter of the function, in declaration order. Whitespace (space, tab, LF, CR) is
 // allowed between tokens and around the array; nothing else may follow
 // the array. There is no byte-order mark. Each element is encoded by its
 // declared type:
@@ -79,7 +79,7 @@
 // Flags, resources and borrowed handles are not part of version 1.
 // Object keys are compared after unescaping, byte for byte. Names (record
 // fields, cases) are WIT identifiers: words of [a-z][a-z0-9]* or
-// [A-Z][A-Z0-9]* joined by '-', at most MaxFieldNameLen bytes.
+// [A-Z][A-Z0-9]* joined by '-', at most 64 bytes.
 //
 // # Canonical form
 //
@@ -115,7 +115,7 @@
 // payload. The decoder reports the first fault it meets. Its recursion
 // follows the declared type, so the nesting it reads is bounded by
 // MaxTypeDepth whatever the payload holds, and the payload is refused
-// before reading when longer than MaxPayloadBytes.
+// before reading when longer than trigger.MaxPayloadBytes.
 //
 // # The host
 //

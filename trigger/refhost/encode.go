@@ -9,7 +9,7 @@ import (
 // Append appends the canonical encoding of args (one Go value per
 // parameter, of the Go type the package documentation gives for its
 // declared type) to dst. On error it returns dst unchanged and an
-// *ArgumentError with Offset -1; an encoding longer than MaxPayloadBytes
+// *ArgumentError with Offset -1; an encoding longer than trigger.MaxPayloadBytes
 // is refused (RuleTooLarge).
 func (s *Signature) Append(dst []byte, args []any) ([]byte, error) {
 	e := encoder{buf: dst, start: len(dst), arg: -1}
@@ -50,9 +50,9 @@ func (e *encoder) fail(r Rule) error {
 	return err
 }
 
-// size refuses an encoding that has grown past MaxPayloadBytes.
+// size refuses an encoding that has grown past trigger.MaxPayloadBytes.
 func (e *encoder) size() error {
-	if len(e.buf)-e.start > MaxPayloadBytes {
+	if len(e.buf)-e.start > maxPayloadBytes {
 		return e.fail(RuleTooLarge)
 	}
 	return nil
@@ -184,7 +184,7 @@ func (e *encoder) value(t *Type, v any) error {
 
 // string writes a string value.
 func (e *encoder) string(s string) error {
-	if len(s) > MaxPayloadBytes {
+	if len(s) > maxPayloadBytes {
 		return e.fail(RuleTooLarge)
 	}
 	if !utf8.ValidString(s) {

@@ -14,12 +14,9 @@ func TestEnumsString(t *testing.T) {
 		outside  []string
 		fallback string
 	}
-	var rules, typeRules, kinds, resources []string
+	var rules, kinds, resources []string
 	for r := Rule(1); r < ruleEnd; r++ {
 		rules = append(rules, r.String())
-	}
-	for r := TypeRule(1); r < typeRuleEnd; r++ {
-		typeRules = append(typeRules, r.String())
 	}
 	for k := Kind(1); k < kindEnd; k++ {
 		kinds = append(kinds, k.String())
@@ -29,7 +26,6 @@ func TestEnumsString(t *testing.T) {
 	}
 	enums := []enum{
 		{"Rule", rules, []string{Rule(0).String(), ruleEnd.String()}, "Rule("},
-		{"TypeRule", typeRules, []string{TypeRule(0).String(), typeRuleEnd.String()}, "TypeRule("},
 		{"Kind", kinds, []string{Kind(0).String(), kindEnd.String()}, "Kind("},
 		{"Resource", resources, []string{Resource(0).String(), resourceEnd.String()}, "Resource("},
 	}
@@ -56,11 +52,6 @@ func TestRulesAreErrors(t *testing.T) {
 	for r := Rule(1); r < ruleEnd; r++ {
 		if got := r.Error(); got != "refhost: "+r.String() {
 			t.Errorf("Rule %d Error() = %q", r, got)
-		}
-	}
-	for r := TypeRule(1); r < typeRuleEnd; r++ {
-		if got := r.Error(); got != "refhost: "+r.String() {
-			t.Errorf("TypeRule %d Error() = %q", r, got)
 		}
 	}
 }

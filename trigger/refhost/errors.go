@@ -33,7 +33,7 @@ var (
 	ErrInvalidConfig = errors.New("refhost: invalid host config")
 
 	// ErrInvalidName: a service, contract, function, revision, route,
-	// tenant or principal name that is empty, longer than MaxIdentifierLen
+	// tenant or principal name that is empty, longer than trigger.MaxTargetNameLen
 	// or holds a byte outside printable ASCII, or a space.
 	ErrInvalidName = errors.New("refhost: invalid name")
 
@@ -55,7 +55,7 @@ var (
 	ErrNoRoute = errors.New("refhost: route not set")
 
 	// ErrInvalidRequest: an InboundRequest whose MaxInputBytes is outside
-	// 1..MaxPayloadBytes.
+	// 1..trigger.MaxPayloadBytes.
 	ErrInvalidRequest = errors.New("refhost: invalid inbound request")
 )
 
@@ -69,18 +69,22 @@ type hostError struct {
 func (e *hostError) Error() string { return e.msg }
 func (e *hostError) Unwrap() error { return e.base }
 
-// Rule is what a payload (or a Go value given to Append) breaks. Each Rule
-// is also an error, so errors.Is(err, RuleOutOfRange) reports whether an
-// *ArgumentError broke it.
+// Rule is what a payload, a Go value given to Append, a Type, a type
+// text or a parameter list breaks: the one vocabulary of *ArgumentError
+// and *TypeError. Each Rule is also an error, so errors.Is(err,
+// RuleOutOfRange) reports whether an error broke it.
 type Rule uint8
 
-// Rules.
+// Rules. The first group is broken by values (*ArgumentError), the second
+// by types (*TypeError); RuleSyntax and RuleTooLarge by either.
 const (
-	// RuleTooLarge: the payload is longer than MaxPayloadBytes (or its
-	// encoding would be).
+	// RuleTooLarge: the payload is longer than trigger.MaxPayloadBytes (or
+	// its encoding would be); more than MaxTypeNodes types in a signature,
+	// or a type text longer than 64 KiB.
 	RuleTooLarge Rule = iota + 1
 	// RuleSyntax: not JSON: a bad literal, number, escape or delimiter, an
-	// unterminated value, a raw control character in a string.
+	// unterminated value, a raw control character in a string; or a type
+	// text ParseType cannot read.
 	RuleSyntax
 	// RuleTrailingData: something other than whitespace after the array.
 	RuleTrailingData
@@ -114,6 +118,24 @@ const (
 	RuleMemberCount
 	// RuleLength: a tuple without exactly one element per member type.
 	RuleLength
+
+	// RuleTooDeep: a type nested deeper than MaxTypeDepth.
+	RuleTooDeep
+	// RuleUnknownKind: a Kind outside the enumeration.
+	RuleUnknownKind
+	// RuleShape: a part the kind needs is missing (a list without Elem) or
+	// a part it does not have is set (a bool with Fields, an enum case
+	// with a payload).
+	RuleShape
+	// RuleEmpty: a record, tuple, enum or variant without members.
+	RuleEmpty
+	// RuleInvalidName: a field or case name that is not a WIT identifier
+	// of at most 64 bytes.
+	RuleInvalidName
+	// RuleDuplicateName: a field or case name used twice in one type.
+	RuleDuplicateName
+	// RuleParamCount: more than 32 parameters.
+	RuleParamCount
 	ruleEnd
 )
 
@@ -121,7 +143,7 @@ const (
 func (r Rule) String() string {
 	switch r {
 	case RuleTooLarge:
-		return "payload too large"
+		return "too large"
 	case RuleSyntax:
 		return "syntax error"
 	case RuleTrailingData:
@@ -150,6 +172,20 @@ func (r Rule) String() string {
 		return "not exactly one member"
 	case RuleLength:
 		return "wrong tuple length"
+	case RuleTooDeep:
+		return "type nested too deep"
+	case RuleUnknownKind:
+		return "unknown kind"
+	case RuleShape:
+		return "parts do not match the kind"
+	case RuleEmpty:
+		return "no members"
+	case RuleInvalidName:
+		return "invalid name"
+	case RuleDuplicateName:
+		return "duplicate name"
+	case RuleParamCount:
+		return "too many parameters"
 	}
 	return "Rule(" + strconv.Itoa(int(r)) + ")"
 }
@@ -176,11 +212,12 @@ type ArgumentError struct {
 }
 
 // Error returns a message such as
-// "refhost: argument 1 .items[3]: out of range (offset 42)".
+// "refhost: argument 1 .items[3]: out of range (offset 42)", or
+// "refhost: payload: too large (offset 0)" for the payload as a whole.
 func (e *ArgumentError) Error() string {
-	s := "refhost: "
+	s := "refhost: payload: "
 	if e.Arg >= 0 {
-		s += "argument " + strconv.Itoa(e.Arg)
+		s = "refhost: argument " + strconv.Itoa(e.Arg)
 		if e.Path != "" {
 			s += " " + e.Path
 		}
@@ -196,65 +233,6 @@ func (e *ArgumentError) Error() string {
 // Unwrap returns ErrInvalidArguments and the Rule.
 func (e *ArgumentError) Unwrap() []error { return []error{ErrInvalidArguments, e.Rule} }
 
-// TypeRule is what a Type, a type text or a parameter list breaks. Each is
-// also an error.
-type TypeRule uint8
-
-// Type rules.
-const (
-	// TypeRuleSyntax: a type text ParseType cannot read.
-	TypeRuleSyntax TypeRule = iota + 1
-	// TypeRuleTooLarge: more than MaxTypeNodes types in a signature, or a
-	// type text longer than MaxTypeTextBytes.
-	TypeRuleTooLarge
-	// TypeRuleTooDeep: nesting deeper than MaxTypeDepth.
-	TypeRuleTooDeep
-	// TypeRuleKind: a Kind outside the enumeration.
-	TypeRuleKind
-	// TypeRuleShape: a part the kind needs is missing (a list without
-	// Elem) or a part it does not have is set (a bool with Fields, an enum
-	// case with a payload).
-	TypeRuleShape
-	// TypeRuleEmpty: a record, tuple, enum or variant without members.
-	TypeRuleEmpty
-	// TypeRuleName: a field or case name that is not a WIT identifier of
-	// at most MaxFieldNameLen bytes.
-	TypeRuleName
-	// TypeRuleDuplicateName: a field or case name used twice in one type.
-	TypeRuleDuplicateName
-	// TypeRuleParamCount: more than MaxParams parameters.
-	TypeRuleParamCount
-	typeRuleEnd
-)
-
-// String describes the rule in a few lower-case words.
-func (r TypeRule) String() string {
-	switch r {
-	case TypeRuleSyntax:
-		return "type syntax error"
-	case TypeRuleTooLarge:
-		return "type too large"
-	case TypeRuleTooDeep:
-		return "type nested too deep"
-	case TypeRuleKind:
-		return "unknown kind"
-	case TypeRuleShape:
-		return "parts do not match the kind"
-	case TypeRuleEmpty:
-		return "no members"
-	case TypeRuleName:
-		return "invalid name"
-	case TypeRuleDuplicateName:
-		return "duplicate name"
-	case TypeRuleParamCount:
-		return "too many parameters"
-	}
-	return "TypeRule(" + strconv.Itoa(int(r)) + ")"
-}
-
-// Error returns the rule prefixed with the package name.
-func (r TypeRule) Error() string { return "refhost: " + r.String() }
-
 // TypeError reports a Type, a type text or a parameter list outside the
 // rules.
 type TypeError struct {
@@ -268,11 +246,12 @@ type TypeError struct {
 	// Offset is the byte offset in the text given to ParseType, or -1.
 	Offset int
 	// Rule is the rule broken.
-	Rule TypeRule
+	Rule Rule
 }
 
 // Error returns a message such as
-// "refhost: parameter 0 .items.elem: unknown kind".
+// "refhost: parameter 0 .items.elem: unknown kind", or
+// "refhost: type: syntax error (offset 4)" for a type as a whole.
 func (e *TypeError) Error() string {
 	s := "refhost: "
 	if e.Param >= 0 {
@@ -281,9 +260,10 @@ func (e *TypeError) Error() string {
 	if e.Path != "" {
 		s += e.Path + " "
 	}
-	if e.Param >= 0 || e.Path != "" {
-		s = s[:len(s)-1] + ": "
+	if e.Param < 0 && e.Path == "" {
+		s += "type "
 	}
+	s = s[:len(s)-1] + ": "
 	s += e.Rule.String()
 	if e.Offset >= 0 {
 		s += " (offset " + strconv.Itoa(e.Offset) + ")"
@@ -291,7 +271,7 @@ func (e *TypeError) Error() string {
 	return s
 }
 
-// Unwrap returns ErrInvalidType and the TypeRule.
+// Unwrap returns ErrInvalidType and the Rule.
 func (e *TypeError) Unwrap() []error { return []error{ErrInvalidType, e.Rule} }
 
 // Resource names what an UnavailableError could not reserve.

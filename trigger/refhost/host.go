@@ -76,7 +76,7 @@ type Function struct {
 	Revision string
 	Contract string
 	Name     string
-	// Params are the declared argument types, at most MaxParams.
+	// Params are the declared argument types, at most 32.
 	Params []Type
 	// Result is the declared result type, nil for none. The Host only
 	// validates it and compares it with a declared Contract; what a
@@ -84,7 +84,7 @@ type Function struct {
 	// returns no value).
 	Result *Type
 	// Failures are the declared application failure codes (WIT
-	// identifiers, at most MaxDeclaredFailures, each once).
+	// identifiers, at most 64, each once).
 	Failures []string
 	// Memory is the guest memory, in bytes, one activation of the
 	// function may hold: ReserveInbound reserves it from
@@ -188,8 +188,8 @@ func (h *Host) Register(f Function) error {
 	if f.Memory < 0 || f.Memory > h.cfg.MaxMemoryBytes {
 		return fmt.Errorf("%w: memory %d outside the host's 0..%d", ErrInvalidFunction, f.Memory, h.cfg.MaxMemoryBytes)
 	}
-	if len(f.Failures) > MaxDeclaredFailures {
-		return fmt.Errorf("%w: more than %d failure codes", ErrInvalidFunction, MaxDeclaredFailures)
+	if len(f.Failures) > maxDeclaredFailures {
+		return fmt.Errorf("%w: more than %d failure codes", ErrInvalidFunction, maxDeclaredFailures)
 	}
 	for i, c := range f.Failures {
 		if !validName(c) {
@@ -214,10 +214,10 @@ func (h *Host) Register(f Function) error {
 	return nil
 }
 
-// validIdentifier reports whether s is 1..MaxIdentifierLen bytes of
+// validIdentifier reports whether s is 1..trigger.MaxTargetNameLen bytes of
 // printable ASCII without space.
 func validIdentifier(s string) bool {
-	if s == "" || len(s) > MaxIdentifierLen {
+	if s == "" || len(s) > maxIdentifierLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -8,7 +8,7 @@ import (
 )
 
 // ReserveInbound implements trigger.Host. In this order: a done ctx
-// returns its error; a MaxInputBytes outside 1..MaxPayloadBytes is
+// returns its error; a MaxInputBytes outside 1..trigger.MaxPayloadBytes is
 // ErrInvalidRequest; an unset route is ErrNoRoute; then one admission
 // slot, MaxInputBytes of input allocation and the guest memory of the
 // function the route leads to (Function.Memory; none when the revision
@@ -21,7 +21,7 @@ func (h *Host) ReserveInbound(ctx context.Context, r trigger.InboundRequest) (tr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if r.MaxInputBytes < 1 || r.MaxInputBytes > MaxPayloadBytes {
+	if r.MaxInputBytes < 1 || r.MaxInputBytes > maxPayloadBytes {
 		return nil, ErrInvalidRequest
 	}
 	h.mu.Lock()

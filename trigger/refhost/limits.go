@@ -11,14 +11,14 @@ const MediaType = "application/vnd.latent.wit-values.v1+json"
 
 // Bounds of the codec. Each has a test at the bound and one past it.
 const (
-	// MaxPayloadBytes bounds one payload, the whole argument array with its
+	// maxPayloadBytes bounds one payload, the whole argument array with its
 	// whitespace: the profile's largest payload ceiling,
 	// trigger.MaxPayloadBytes. Decode refuses a longer input before
 	// reading it; Append refuses to write a longer one.
-	MaxPayloadBytes = trigger.MaxPayloadBytes
+	maxPayloadBytes = trigger.MaxPayloadBytes
 
-	// MaxParams bounds the parameters of one function.
-	MaxParams = 32
+	// maxParams bounds the parameters of one function.
+	maxParams = 32
 
 	// MaxTypeDepth bounds the nesting of a type: a scalar has depth 1 and
 	// each constructor (list, option, tuple, record, variant, result) adds
@@ -30,12 +30,12 @@ const (
 	// in all its parameters, each field and case counted as one more.
 	MaxTypeNodes = 1024
 
-	// MaxFieldNameLen bounds a field or case name, and a declared failure code,
+	// maxFieldNameLen bounds a field or case name, and a declared failure code,
 	// in bytes.
-	MaxFieldNameLen = 64
+	maxFieldNameLen = 64
 
-	// MaxTypeTextBytes bounds the input of ParseType.
-	MaxTypeTextBytes = 64 << 10
+	// maxTypeTextBytes bounds the input of ParseType.
+	maxTypeTextBytes = 64 << 10
 )
 
 // Bounds of the host. Each has a test at the bound and one past it.
@@ -46,22 +46,22 @@ const (
 
 	// MaxInputAllocation bounds Config.MaxInputBytes, the input allocation
 	// all held reservations may share, in bytes.
-	MaxInputAllocation = MaxAdmission * MaxPayloadBytes
+	MaxInputAllocation = MaxAdmission * maxPayloadBytes
 
-	// MaxIdentifierLen bounds service, contract, function, revision, route,
+	// maxIdentifierLen bounds service, contract, function, revision, route,
 	// tenant and principal names given to the host, in bytes: the bound of
 	// a binding's target names, trigger.MaxTargetNameLen (a tenant ID,
 	// at most trigger.MaxIDLen, is shorter).
-	MaxIdentifierLen = trigger.MaxTargetNameLen
+	maxIdentifierLen = trigger.MaxTargetNameLen
 
-	// MaxDeclaredFailures bounds Function.Failures.
-	MaxDeclaredFailures = 64
+	// maxDeclaredFailures bounds Function.Failures.
+	maxDeclaredFailures = 64
 
 	// MaxMemoryAllocation bounds Config.MaxMemoryBytes, the guest memory
 	// all held reservations may share, in bytes: 64 GiB (64 activations at
 	// wasmhost's largest ceiling), or the largest int on a 32-bit platform.
 	MaxMemoryAllocation = min(64<<30, math.MaxInt)
 
-	// MaxContractFunctions bounds the functions of one Contract.
-	MaxContractFunctions = 256
+	// maxContractFunctions bounds the functions of one Contract.
+	maxContractFunctions = 256
 )

@@ -7,13 +7,17 @@ import (
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
 
-// TestPayloadLimitIsTheProfiles: the codec's bound is the profile's
-// largest payload ceiling.
-func TestPayloadLimitIsTheProfiles(t *testing.T) {
+// TestBoundsFromTrigger: the codec's bound is the profile's largest
+// payload ceiling, and the host's names are a binding's target names, so
+// a tenant ID is a name the host takes.
+func TestBoundsFromTrigger(t *testing.T) {
 	if refhost.MaxPayloadBytes != trigger.MaxPayloadBytes {
 		t.Errorf("MaxPayloadBytes = %d, trigger.MaxPayloadBytes = %d", refhost.MaxPayloadBytes, trigger.MaxPayloadBytes)
 	}
 	if refhost.MaxIdentifierLen != trigger.MaxTargetNameLen {
 		t.Errorf("MaxIdentifierLen = %d, trigger.MaxTargetNameLen = %d", refhost.MaxIdentifierLen, trigger.MaxTargetNameLen)
+	}
+	if trigger.MaxIDLen > refhost.MaxIdentifierLen {
+		t.Errorf("trigger.MaxIDLen = %d, more than MaxIdentifierLen = %d", trigger.MaxIDLen, refhost.MaxIdentifierLen)
 	}
 }

@@ -8,13 +8,13 @@ type Signature struct {
 	params []Type
 }
 
-// NewSignature validates params (at most MaxParams, each a valid Type, at
+// NewSignature validates params (at most 32, each a valid Type, at
 // most MaxTypeNodes types in all) and returns a Signature holding a deep
 // copy of them. An error is a *TypeError naming the parameter. No
 // parameters is a valid signature: its payload is "[]".
 func NewSignature(params ...Type) (*Signature, error) {
-	if len(params) > MaxParams {
-		return nil, &TypeError{Param: MaxParams, Offset: -1, Rule: TypeRuleParamCount}
+	if len(params) > maxParams {
+		return nil, &TypeError{Param: maxParams, Offset: -1, Rule: RuleParamCount}
 	}
 	var c typeChecker
 	for i := range params {

@@ -16,8 +16,8 @@ package refhost
 // t for every valid t. A syntax fault is a *TypeError with the byte
 // Offset of the fault and Param -1.
 func ParseType(s string) (Type, error) {
-	if len(s) > MaxTypeTextBytes {
-		return Type{}, &TypeError{Param: -1, Offset: 0, Rule: TypeRuleTooLarge}
+	if len(s) > maxTypeTextBytes {
+		return Type{}, &TypeError{Param: -1, Offset: 0, Rule: RuleTooLarge}
 	}
 	p := typeParser{s: s}
 	t, err := p.typ(1)
@@ -26,7 +26,7 @@ func ParseType(s string) (Type, error) {
 	}
 	p.space()
 	if p.pos != len(p.s) {
-		return Type{}, p.fail(TypeRuleSyntax)
+		return Type{}, p.fail(RuleSyntax)
 	}
 	if err := t.Validate(); err != nil {
 		return Type{}, err
@@ -40,7 +40,7 @@ type typeParser struct {
 	pos int
 }
 
-func (p *typeParser) fail(r TypeRule) *TypeError {
+func (p *typeParser) fail(r Rule) *TypeError {
 	return &TypeError{Param: -1, Offset: p.pos, Rule: r}
 }
 
@@ -75,7 +75,7 @@ func (p *typeParser) peek(ch byte) bool {
 // expect consumes the punctuation ch.
 func (p *typeParser) expect(ch byte) *TypeError {
 	if !p.peek(ch) {
-		return p.fail(TypeRuleSyntax)
+		return p.fail(RuleSyntax)
 	}
 	p.pos++
 	return nil
@@ -89,9 +89,9 @@ func (p *typeParser) name() (string, *TypeError) {
 		p.pos = start
 		p.space()
 		if n == "" {
-			return "", p.fail(TypeRuleSyntax)
+			return "", p.fail(RuleSyntax)
 		}
-		return "", p.fail(TypeRuleName)
+		return "", p.fail(RuleInvalidName)
 	}
 	return n, nil
 }
@@ -99,7 +99,7 @@ func (p *typeParser) name() (string, *TypeError) {
 // typ reads one type at depth.
 func (p *typeParser) typ(depth int) (Type, *TypeError) {
 	if depth > MaxTypeDepth {
-		return Type{}, p.fail(TypeRuleTooDeep)
+		return Type{}, p.fail(RuleTooDeep)
 	}
 	start := p.pos
 	w := p.word()
@@ -179,7 +179,7 @@ func (p *typeParser) typ(depth int) (Type, *TypeError) {
 	}
 	p.pos = start
 	p.space()
-	return Type{}, p.fail(TypeRuleSyntax)
+	return Type{}, p.fail(RuleSyntax)
 }
 
 // list reads open, one or more items separated by ',', then close.

@@ -87,29 +87,29 @@ func TestParseTypeRefuses(t *testing.T) {
 		in   string
 		want *refhost.TypeError
 	}{
-		{"empty", "", &refhost.TypeError{Param: -1, Offset: 0, Rule: refhost.TypeRuleSyntax}},
-		{"unknown scalar", "u128", &refhost.TypeError{Param: -1, Offset: 0, Rule: refhost.TypeRuleSyntax}},
-		{"upper case kind", "U8", &refhost.TypeError{Param: -1, Offset: 0, Rule: refhost.TypeRuleSyntax}},
-		{"unclosed", "list<u8", &refhost.TypeError{Param: -1, Offset: 7, Rule: refhost.TypeRuleSyntax}},
-		{"empty list", "list<>", &refhost.TypeError{Param: -1, Offset: 5, Rule: refhost.TypeRuleSyntax}},
-		{"empty tuple", "tuple<>", &refhost.TypeError{Param: -1, Offset: 6, Rule: refhost.TypeRuleSyntax}},
-		{"empty record", "record{}", &refhost.TypeError{Param: -1, Offset: 7, Rule: refhost.TypeRuleSyntax}},
-		{"empty enum", "enum{ }", &refhost.TypeError{Param: -1, Offset: 6, Rule: refhost.TypeRuleSyntax}},
-		{"trailing", "u8 u8", &refhost.TypeError{Param: -1, Offset: 3, Rule: refhost.TypeRuleSyntax}},
-		{"trailing comma", "tuple<u8,>", &refhost.TypeError{Param: -1, Offset: 9, Rule: refhost.TypeRuleSyntax}},
-		{"missing colon", "record{a u8}", &refhost.TypeError{Param: -1, Offset: 9, Rule: refhost.TypeRuleSyntax}},
-		{"underscore name", "record{a_b: u8}", &refhost.TypeError{Param: -1, Offset: 8, Rule: refhost.TypeRuleSyntax}},
-		{"digit name", "record{1a: u8}", &refhost.TypeError{Param: -1, Offset: 7, Rule: refhost.TypeRuleName}},
-		{"mixed case word", "enum{aB}", &refhost.TypeError{Param: -1, Offset: 5, Rule: refhost.TypeRuleName}},
-		{"double dash", "enum{a--b}", &refhost.TypeError{Param: -1, Offset: 5, Rule: refhost.TypeRuleName}},
-		{"trailing dash", "enum{a-}", &refhost.TypeError{Param: -1, Offset: 5, Rule: refhost.TypeRuleName}},
-		{"enum payload", "enum{a(u8)}", &refhost.TypeError{Param: -1, Offset: 6, Rule: refhost.TypeRuleSyntax}},
-		{"result underscore only", "result<_>", &refhost.TypeError{Param: -1, Offset: 8, Rule: refhost.TypeRuleSyntax}},
-		{"result three", "result<u8, u8, u8>", &refhost.TypeError{Param: -1, Offset: 13, Rule: refhost.TypeRuleSyntax}},
-		{"duplicate field", "record{a: u8, a: u8}", &refhost.TypeError{Param: -1, Path: ".a", Offset: -1, Rule: refhost.TypeRuleDuplicateName}},
-		{"duplicate case", "variant{a, b, a(u8)}", &refhost.TypeError{Param: -1, Path: ".a", Offset: -1, Rule: refhost.TypeRuleDuplicateName}},
-		{"too deep", "list<" + deep + ">", &refhost.TypeError{Param: -1, Offset: 5 * refhost.MaxTypeDepth, Rule: refhost.TypeRuleTooDeep}},
-		{"too long", strings.Repeat(" ", refhost.MaxTypeTextBytes-1) + "u8", &refhost.TypeError{Param: -1, Offset: 0, Rule: refhost.TypeRuleTooLarge}},
+		{"empty", "", &refhost.TypeError{Param: -1, Offset: 0, Rule: refhost.RuleSyntax}},
+		{"unknown scalar", "u128", &refhost.TypeError{Param: -1, Offset: 0, Rule: refhost.RuleSyntax}},
+		{"upper case kind", "U8", &refhost.TypeError{Param: -1, Offset: 0, Rule: refhost.RuleSyntax}},
+		{"unclosed", "list<u8", &refhost.TypeError{Param: -1, Offset: 7, Rule: refhost.RuleSyntax}},
+		{"empty list", "list<>", &refhost.TypeError{Param: -1, Offset: 5, Rule: refhost.RuleSyntax}},
+		{"empty tuple", "tuple<>", &refhost.TypeError{Param: -1, Offset: 6, Rule: refhost.RuleSyntax}},
+		{"empty record", "record{}", &refhost.TypeError{Param: -1, Offset: 7, Rule: refhost.RuleSyntax}},
+		{"empty enum", "enum{ }", &refhost.TypeError{Param: -1, Offset: 6, Rule: refhost.RuleSyntax}},
+		{"trailing", "u8 u8", &refhost.TypeError{Param: -1, Offset: 3, Rule: refhost.RuleSyntax}},
+		{"trailing comma", "tuple<u8,>", &refhost.TypeError{Param: -1, Offset: 9, Rule: refhost.RuleSyntax}},
+		{"missing colon", "record{a u8}", &refhost.TypeError{Param: -1, Offset: 9, Rule: refhost.RuleSyntax}},
+		{"underscore name", "record{a_b: u8}", &refhost.TypeError{Param: -1, Offset: 8, Rule: refhost.RuleSyntax}},
+		{"digit name", "record{1a: u8}", &refhost.TypeError{Param: -1, Offset: 7, Rule: refhost.RuleInvalidName}},
+		{"mixed case word", "enum{aB}", &refhost.TypeError{Param: -1, Offset: 5, Rule: refhost.RuleInvalidName}},
+		{"double dash", "enum{a--b}", &refhost.TypeError{Param: -1, Offset: 5, Rule: refhost.RuleInvalidName}},
+		{"trailing dash", "enum{a-}", &refhost.TypeError{Param: -1, Offset: 5, Rule: refhost.RuleInvalidName}},
+		{"enum payload", "enum{a(u8)}", &refhost.TypeError{Param: -1, Offset: 6, Rule: refhost.RuleSyntax}},
+		{"result underscore only", "result<_>", &refhost.TypeError{Param: -1, Offset: 8, Rule: refhost.RuleSyntax}},
+		{"result three", "result<u8, u8, u8>", &refhost.TypeError{Param: -1, Offset: 13, Rule: refhost.RuleSyntax}},
+		{"duplicate field", "record{a: u8, a: u8}", &refhost.TypeError{Param: -1, Path: ".a", Offset: -1, Rule: refhost.RuleDuplicateName}},
+		{"duplicate case", "variant{a, b, a(u8)}", &refhost.TypeError{Param: -1, Path: ".a", Offset: -1, Rule: refhost.RuleDuplicateName}},
+		{"too deep", "list<" + deep + ">", &refhost.TypeError{Param: -1, Offset: 5 * refhost.MaxTypeDepth, Rule: refhost.RuleTooDeep}},
+		{"too long", strings.Repeat(" ", refhost.MaxTypeTextBytes-1) + "u8", &refhost.TypeError{Param: -1, Offset: 0, Rule: refhost.RuleTooLarge}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,23 +155,23 @@ func TestTypeValidate(t *testing.T) {
 		typ  refhost.Type
 		want *refhost.TypeError
 	}{
-		{"zero kind", refhost.Type{}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleKind}},
-		{"kind past the end", refhost.Type{Kind: 99}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleKind}},
-		{"list without elem", refhost.Type{Kind: refhost.KindList}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleShape}},
-		{"bool with fields", refhost.Type{Kind: refhost.KindBool, Fields: []refhost.Field{}}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleShape}},
-		{"record with elem", refhost.Type{Kind: refhost.KindRecord, Fields: []refhost.Field{{Name: "a", Type: u8}}, Elem: &u8}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleShape}},
-		{"result with cases", refhost.Type{Kind: refhost.KindResult, Cases: []refhost.Case{}}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleShape}},
-		{"enum with payload", refhost.Type{Kind: refhost.KindEnum, Cases: []refhost.Case{{Name: "a", Payload: &u8}}}, &refhost.TypeError{Param: -1, Path: ".a", Offset: -1, Rule: refhost.TypeRuleShape}},
-		{"empty tuple", refhost.Tuple(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleEmpty}},
-		{"empty record", refhost.Record(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleEmpty}},
-		{"empty enum", refhost.Enum(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleEmpty}},
-		{"empty variant", refhost.Variant(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleEmpty}},
-		{"bad field name", badName, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleName}},
-		{"name too long", refhost.Enum(strings.Repeat("a", refhost.MaxFieldNameLen+1)), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.TypeRuleName}},
-		{"bad nested", refhost.List(refhost.Option(refhost.Type{})), &refhost.TypeError{Param: -1, Path: ".elem.elem", Offset: -1, Rule: refhost.TypeRuleKind}},
-		{"bad tuple member", refhost.Tuple(u8, refhost.Type{}), &refhost.TypeError{Param: -1, Path: "[1]", Offset: -1, Rule: refhost.TypeRuleKind}},
-		{"bad result side", refhost.Result(nil, &refhost.Type{}), &refhost.TypeError{Param: -1, Path: ".err", Offset: -1, Rule: refhost.TypeRuleKind}},
-		{"cyclic", cyclic, &refhost.TypeError{Param: -1, Path: strings.Repeat(".elem", refhost.MaxTypeDepth), Offset: -1, Rule: refhost.TypeRuleTooDeep}},
+		{"zero kind", refhost.Type{}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleUnknownKind}},
+		{"kind past the end", refhost.Type{Kind: 99}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleUnknownKind}},
+		{"list without elem", refhost.Type{Kind: refhost.KindList}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleShape}},
+		{"bool with fields", refhost.Type{Kind: refhost.KindBool, Fields: []refhost.Field{}}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleShape}},
+		{"record with elem", refhost.Type{Kind: refhost.KindRecord, Fields: []refhost.Field{{Name: "a", Type: u8}}, Elem: &u8}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleShape}},
+		{"result with cases", refhost.Type{Kind: refhost.KindResult, Cases: []refhost.Case{}}, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleShape}},
+		{"enum with payload", refhost.Type{Kind: refhost.KindEnum, Cases: []refhost.Case{{Name: "a", Payload: &u8}}}, &refhost.TypeError{Param: -1, Path: ".a", Offset: -1, Rule: refhost.RuleShape}},
+		{"empty tuple", refhost.Tuple(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleEmpty}},
+		{"empty record", refhost.Record(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleEmpty}},
+		{"empty enum", refhost.Enum(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleEmpty}},
+		{"empty variant", refhost.Variant(), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleEmpty}},
+		{"bad field name", badName, &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleInvalidName}},
+		{"name too long", refhost.Enum(strings.Repeat("a", refhost.MaxFieldNameLen+1)), &refhost.TypeError{Param: -1, Offset: -1, Rule: refhost.RuleInvalidName}},
+		{"bad nested", refhost.List(refhost.Option(refhost.Type{})), &refhost.TypeError{Param: -1, Path: ".elem.elem", Offset: -1, Rule: refhost.RuleUnknownKind}},
+		{"bad tuple member", refhost.Tuple(u8, refhost.Type{}), &refhost.TypeError{Param: -1, Path: "[1]", Offset: -1, Rule: refhost.RuleUnknownKind}},
+		{"bad result side", refhost.Result(nil, &refhost.Type{}), &refhost.TypeError{Param: -1, Path: ".err", Offset: -1, Rule: refhost.RuleUnknownKind}},
+		{"cyclic", cyclic, &refhost.TypeError{Param: -1, Path: strings.Repeat(".elem", refhost.MaxTypeDepth), Offset: -1, Rule: refhost.RuleTooDeep}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,11 +202,11 @@ func TestSignatureBounds(t *testing.T) {
 	})
 	t.Run("nodes past the limit", func(t *testing.T) {
 		_, err := refhost.NewSignature(tupleOf(refhost.MaxTypeNodes))
-		checkTypeErr(t, &refhost.TypeError{Param: 0, Path: "[1023]", Offset: -1, Rule: refhost.TypeRuleTooLarge}, err)
+		checkTypeErr(t, &refhost.TypeError{Param: 0, Path: "[1023]", Offset: -1, Rule: refhost.RuleTooLarge}, err)
 	})
 	t.Run("nodes counted across parameters", func(t *testing.T) {
 		_, err := refhost.NewSignature(tupleOf(refhost.MaxTypeNodes/2-1), tupleOf(refhost.MaxTypeNodes/2))
-		checkTypeErr(t, &refhost.TypeError{Param: 1, Path: "[511]", Offset: -1, Rule: refhost.TypeRuleTooLarge}, err)
+		checkTypeErr(t, &refhost.TypeError{Param: 1, Path: "[511]", Offset: -1, Rule: refhost.RuleTooLarge}, err)
 	})
 	params := make([]refhost.Type, refhost.MaxParams+1)
 	for i := range params {
@@ -219,11 +219,11 @@ func TestSignatureBounds(t *testing.T) {
 	})
 	t.Run("params past the limit", func(t *testing.T) {
 		_, err := refhost.NewSignature(params...)
-		checkTypeErr(t, &refhost.TypeError{Param: refhost.MaxParams, Offset: -1, Rule: refhost.TypeRuleParamCount}, err)
+		checkTypeErr(t, &refhost.TypeError{Param: refhost.MaxParams, Offset: -1, Rule: refhost.RuleParamCount}, err)
 	})
 	t.Run("invalid parameter", func(t *testing.T) {
 		_, err := refhost.NewSignature(refhost.U8(), refhost.List(refhost.Type{}))
-		checkTypeErr(t, &refhost.TypeError{Param: 1, Path: ".elem", Offset: -1, Rule: refhost.TypeRuleKind}, err)
+		checkTypeErr(t, &refhost.TypeError{Param: 1, Path: ".elem", Offset: -1, Rule: refhost.RuleUnknownKind}, err)
 	})
 }
 
@@ -257,11 +257,11 @@ func TestErrorMessages(t *testing.T) {
 	}{
 		{&refhost.ArgumentError{Arg: 1, Path: ".items[3]", Offset: 42, Rule: refhost.RuleOutOfRange}, "refhost: argument 1 .items[3]: out of range (offset 42)"},
 		{&refhost.ArgumentError{Arg: 0, Offset: -1, Rule: refhost.RuleWrongType}, "refhost: argument 0: wrong type"},
-		{&refhost.ArgumentError{Arg: -1, Offset: 0, Rule: refhost.RuleTooLarge}, "refhost: payload too large (offset 0)"},
-		{&refhost.TypeError{Param: 0, Path: ".items.elem", Offset: -1, Rule: refhost.TypeRuleKind}, "refhost: parameter 0 .items.elem: unknown kind"},
-		{&refhost.TypeError{Param: 2, Offset: -1, Rule: refhost.TypeRuleEmpty}, "refhost: parameter 2: no members"},
-		{&refhost.TypeError{Param: -1, Offset: 4, Rule: refhost.TypeRuleSyntax}, "refhost: type syntax error (offset 4)"},
-		{&refhost.TypeError{Param: -1, Path: ".a", Offset: -1, Rule: refhost.TypeRuleDuplicateName}, "refhost: .a: duplicate name"},
+		{&refhost.ArgumentError{Arg: -1, Offset: 0, Rule: refhost.RuleTooLarge}, "refhost: payload: too large (offset 0)"},
+		{&refhost.TypeError{Param: 0, Path: ".items.elem", Offset: -1, Rule: refhost.RuleUnknownKind}, "refhost: parameter 0 .items.elem: unknown kind"},
+		{&refhost.TypeError{Param: 2, Offset: -1, Rule: refhost.RuleEmpty}, "refhost: parameter 2: no members"},
+		{&refhost.TypeError{Param: -1, Offset: 4, Rule: refhost.RuleSyntax}, "refhost: type: syntax error (offset 4)"},
+		{&refhost.TypeError{Param: -1, Path: ".a", Offset: -1, Rule: refhost.RuleDuplicateName}, "refhost: .a: duplicate name"},
 		{&refhost.UnavailableError{Resource: refhost.ResourceInput}, "refhost: input allocation unavailable"},
 		{&refhost.ApplicationError{Code: "not-found"}, "refhost: application failure not-found"},
 		{&refhost.ApplicationError{Code: "secret value"}, "refhost: application failure"},

@@ -20,7 +20,7 @@ type typeChecker struct {
 	nodes int
 }
 
-func (c *typeChecker) fail(path string, r TypeRule) *TypeError {
+func (c *typeChecker) fail(path string, r Rule) *TypeError {
 	return &TypeError{Param: c.param, Path: path, Offset: -1, Rule: r}
 }
 
@@ -28,7 +28,7 @@ func (c *typeChecker) fail(path string, r TypeRule) *TypeError {
 func (c *typeChecker) count(path string) *TypeError {
 	c.nodes++
 	if c.nodes > MaxTypeNodes {
-		return c.fail(path, TypeRuleTooLarge)
+		return c.fail(path, RuleTooLarge)
 	}
 	return nil
 }
@@ -36,23 +36,23 @@ func (c *typeChecker) count(path string) *TypeError {
 // check validates t at path and depth (1 for a parameter).
 func (c *typeChecker) check(t *Type, path string, depth int) *TypeError {
 	if depth > MaxTypeDepth {
-		return c.fail(path, TypeRuleTooDeep)
+		return c.fail(path, RuleTooDeep)
 	}
 	if err := c.count(path); err != nil {
 		return err
 	}
 	if t.Kind == 0 || t.Kind >= kindEnd {
-		return c.fail(path, TypeRuleKind)
+		return c.fail(path, RuleUnknownKind)
 	}
 	if !t.shapeOK() {
-		return c.fail(path, TypeRuleShape)
+		return c.fail(path, RuleShape)
 	}
 	switch t.Kind {
 	case KindList, KindOption:
 		return c.check(t.Elem, path+".elem", depth+1)
 	case KindTuple:
 		if len(t.Elems) == 0 {
-			return c.fail(path, TypeRuleEmpty)
+			return c.fail(path, RuleEmpty)
 		}
 		for i := range t.Elems {
 			if err := c.check(&t.Elems[i], path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
@@ -61,7 +61,7 @@ func (c *typeChecker) check(t *Type, path string, depth int) *TypeError {
 		}
 	case KindRecord:
 		if len(t.Fields) == 0 {
-			return c.fail(path, TypeRuleEmpty)
+			return c.fail(path, RuleEmpty)
 		}
 		for i, f := range t.Fields {
 			if err := c.name(path, f.Name, i, func(j int) string { return t.Fields[j].Name }); err != nil {
@@ -73,7 +73,7 @@ func (c *typeChecker) check(t *Type, path string, depth int) *TypeError {
 		}
 	case KindEnum, KindVariant:
 		if len(t.Cases) == 0 {
-			return c.fail(path, TypeRuleEmpty)
+			return c.fail(path, RuleEmpty)
 		}
 		for i, cs := range t.Cases {
 			if err := c.name(path, cs.Name, i, func(j int) string { return t.Cases[j].Name }); err != nil {
@@ -83,7 +83,7 @@ func (c *typeChecker) check(t *Type, path string, depth int) *TypeError {
 				continue
 			}
 			if t.Kind == KindEnum {
-				return c.fail(path+"."+cs.Name, TypeRuleShape)
+				return c.fail(path+"."+cs.Name, RuleShape)
 			}
 			if err := c.check(cs.Payload, path+"."+cs.Name, depth+1); err != nil {
 				return err
@@ -111,11 +111,11 @@ func (c *typeChecker) name(path, name string, i int, nameAt func(int) string) *T
 		return err
 	}
 	if !validName(name) {
-		return c.fail(path, TypeRuleName)
+		return c.fail(path, RuleInvalidName)
 	}
 	for j := range i {
 		if nameAt(j) == name {
-			return c.fail(path+"."+name, TypeRuleDuplicateName)
+			return c.fail(path+"."+name, RuleDuplicateName)
 		}
 	}
 	return nil
@@ -143,10 +143,10 @@ func (t *Type) shapeOK() bool {
 	return !elem && !elems && !fields && !cases && !sides
 }
 
-// validName reports whether s is a WIT identifier of at most MaxFieldNameLen
+// validName reports whether s is a WIT identifier of at most 64
 // bytes: words of [a-z][a-z0-9]* or [A-Z][A-Z0-9]* joined by single '-'.
 func validName(s string) bool {
-	if s == "" || len(s) > MaxFieldNameLen {
+	if s == "" || len(s) > maxFieldNameLen {
 		return false
 	}
 	start := true // at the first byte of a word

@@ -58,7 +58,7 @@ func fuzzInput(typ byte, flat []uint64, mem []byte) []byte {
 // maxFlatResults), 8 bytes each; the rest is the memory. Invariants: a
 // refusal is a *LiftError matching ErrLiftRefused; an accepted value is
 // well-typed by refhost's encoder (which may only find it too large for a
-// payload), holds at most MaxResultUnits, and lowered into a guest and
+// payload), holds at most maxResultUnits, and lowered into a guest and
 // lifted again gives itself back.
 func FuzzLift(f *testing.F) {
 	types := fuzzTypes(f)
@@ -106,7 +106,7 @@ func FuzzLift(f *testing.F) {
 		v, err := liftResult(mem, typ, flat)
 		if err != nil {
 			var le *LiftError
-			if !errors.As(err, &le) || !errors.Is(err, ErrLiftRefused) || strings.HasPrefix(le.Rule.String(), "LiftRule(") {
+			if !errors.As(err, &le) || !errors.Is(err, ErrLiftRefused) || strings.HasPrefix(le.Rule.String(), "Rule(") {
 				t.Fatalf("liftResult error %v is not a *LiftError with a rule", err)
 			}
 			return
@@ -118,7 +118,7 @@ func FuzzLift(f *testing.F) {
 		if _, err := sig.Append(nil, []any{v}); err != nil && !errors.Is(err, refhost.RuleTooLarge) {
 			t.Fatalf("lifted value is not well-typed: %v", err)
 		}
-		if n := units(typ, v); n > MaxResultUnits {
+		if n := units(typ, v); n > maxResultUnits {
 			t.Fatalf("lifted value holds %d units", n)
 		}
 		// Lowered into a guest and lifted again, the value is itself.
@@ -149,7 +149,7 @@ func FuzzLift(f *testing.F) {
 	})
 }
 
-// units counts v, a well-typed value of t, as MaxResultUnits does: one
+// units counts v, a well-typed value of t, as maxResultUnits does: one
 // per value and one per byte of a string.
 func units(t *refhost.Type, v any) int {
 	switch t.Kind {

@@ -12,7 +12,7 @@ import (
 
 // Bounds of the canonical ABI on what a guest may hand out
 // (MAX_STRING_BYTE_LENGTH and MAX_LIST_BYTE_LENGTH): a string or list
-// longer in bytes is refused (LiftRuleTooLarge) before anything else is
+// longer in bytes is refused (RuleTooLarge) before anything else is
 // checked.
 const (
 	maxStringBytes = 1<<28 - 1
@@ -35,19 +35,19 @@ const (
 //
 // It is the spec's lift_flat_values for one result, as strict as a
 // parser: every pointer and length is checked against mem, the total is
-// bounded by MaxResultUnits, and a fault is a *LiftError, never a panic.
+// bounded by 65,536 units, and a fault is a *LiftError, never a panic.
 // The value holds no reference to mem.
 func liftResult(mem []byte, result *refhost.Type, flat []uint64) (any, error) {
 	l := lifter{mem: mem}
 	if result == nil {
 		if len(flat) != 0 {
-			return nil, l.fail(LiftRuleCoreValue)
+			return nil, l.fail(RuleCoreValue)
 		}
 		return nil, nil
 	}
 	if flatCount(result) > maxFlatResults {
 		if len(flat) != 1 {
-			return nil, l.fail(LiftRuleCoreValue)
+			return nil, l.fail(RuleCoreValue)
 		}
 		it := flatIter{vals: flat, types: []api.ValueType{api.ValueTypeI32}}
 		ptr, err := l.next(&it, api.ValueTypeI32)
@@ -56,17 +56,17 @@ func liftResult(mem []byte, result *refhost.Type, flat []uint64) (any, error) {
 		}
 		lay := l.layoutOf(result)
 		if ptr%uint64(lay.align) != 0 {
-			return nil, l.fail(LiftRuleAlignment)
+			return nil, l.fail(RuleAlignment)
 		}
 		if ptr+uint64(lay.size) > uint64(len(mem)) {
-			return nil, l.fail(LiftRuleBounds)
+			return nil, l.fail(RuleBounds)
 		}
 		return l.load(ptr, result)
 	}
 	var buf [maxFlatResults]api.ValueType
 	it := flatIter{vals: flat, types: flatten(result, buf[:0])}
 	if len(flat) != len(it.types) {
-		return nil, l.fail(LiftRuleCoreValue)
+		return nil, l.fail(RuleCoreValue)
 	}
 	return l.liftFlat(&it, result)
 }
@@ -85,20 +85,20 @@ type lifter struct {
 }
 
 // fail returns the error for r at the current path.
-func (l *lifter) fail(r LiftRule) error { return &LiftError{Path: l.path.String(), Rule: r} }
+func (l *lifter) fail(r Rule) error { return &LiftError{Path: l.path.String(), Rule: r} }
 
 // push enters a step, refusing a type nested deeper than the path holds.
 func (l *lifter) push(s step) error {
 	if !l.path.push(s) {
-		return l.fail(LiftRuleTooLarge)
+		return l.fail(RuleTooLarge)
 	}
 	return nil
 }
 
-// count spends n units, refusing to go past MaxResultUnits.
+// count spends n units, refusing to go past 65,536 units.
 func (l *lifter) count(n uint64) error {
-	if n > MaxResultUnits-l.units {
-		return l.fail(LiftRuleTooLarge)
+	if n > maxResultUnits-l.units {
+		return l.fail(RuleTooLarge)
 	}
 	l.units += n
 	return nil
@@ -137,14 +137,14 @@ type flatIter struct {
 // keeps the upper half of the stack slot an i64 parameter used, and
 // api.DecodeU32 truncates). The spec's CoreValueIter.next only asserts
 // how a 32-bit value is represented, so nothing is refused for it; only a
-// wrong number of values is (LiftRuleCoreValue). Reading an i32 or f32
+// wrong number of values is (RuleCoreValue). Reading an i32 or f32
 // from an i64 slot keeps the low 32 bits: the spec's
 // CoerceValueIter wraps (wrap_i64_to_i32) for a variant payload carried
 // in a joined slot. Reading f32 from an i32 slot, or f64 from i64, keeps
 // the bits (the spec's reinterpretation).
 func (l *lifter) next(it *flatIter, want api.ValueType) (uint64, error) {
 	if it.pos >= len(it.vals) || it.pos >= len(it.types) {
-		return 0, l.fail(LiftRuleCoreValue)
+		return 0, l.fail(RuleCoreValue)
 	}
 	v, have := it.vals[it.pos], it.types[it.pos]
 	it.pos++
@@ -237,7 +237,7 @@ func (l *lifter) liftFlatVariant(it *flatIter, t *refhost.Type) (any, error) {
 	}
 	// trap_if(case_index >= len(cases)), on the whole i32.
 	if disc >= uint64(caseCount(t)) {
-		return nil, l.fail(LiftRuleDiscriminant)
+		return nil, l.fail(RuleDiscriminant)
 	}
 	i := int(disc)
 	var v any
@@ -299,7 +299,7 @@ func (l *lifter) scalar(k refhost.Kind, v uint64) (any, error) {
 	// KindChar: convert_i32_to_char traps on i >= 0x110000 and on
 	// 0xD800 <= i <= 0xDFFF.
 	if v >= 0x110000 || (v >= 0xD800 && v <= 0xDFFF) {
-		return nil, l.fail(LiftRuleInvalidChar)
+		return nil, l.fail(RuleInvalidChar)
 	}
 	return rune(v), nil
 }
@@ -307,7 +307,7 @@ func (l *lifter) scalar(k refhost.Kind, v uint64) (any, error) {
 // read returns the n bytes at ptr, refusing a range past the memory.
 func (l *lifter) read(ptr, n uint64) ([]byte, error) {
 	if ptr+n > uint64(len(l.mem)) || ptr+n < ptr {
-		return nil, l.fail(LiftRuleBounds)
+		return nil, l.fail(RuleBounds)
 	}
 	return l.mem[ptr : ptr+n], nil
 }
@@ -407,7 +407,7 @@ func (l *lifter) loadVariant(ptr uint64, t *refhost.Type) (any, error) {
 		return nil, err
 	}
 	if disc >= uint64(n) {
-		return nil, l.fail(LiftRuleDiscriminant)
+		return nil, l.fail(RuleDiscriminant)
 	}
 	i := int(disc)
 	var v any
@@ -428,7 +428,7 @@ func (l *lifter) loadVariant(ptr uint64, t *refhost.Type) (any, error) {
 // counts one more.
 func (l *lifter) loadString(ptr, n uint64) (any, error) {
 	if n > maxStringBytes {
-		return nil, l.fail(LiftRuleTooLarge)
+		return nil, l.fail(RuleTooLarge)
 	}
 	if err := l.count(n); err != nil {
 		return nil, err
@@ -438,14 +438,14 @@ func (l *lifter) loadString(ptr, n uint64) (any, error) {
 		return nil, err
 	}
 	if !utf8.Valid(b) {
-		return nil, l.fail(LiftRuleInvalidUTF8)
+		return nil, l.fail(RuleInvalidUTF8)
 	}
 	return string(b), nil
 }
 
 // loadList is the spec's load_list_from_range: n elements of elem at ptr.
 // The checks follow the spec's order (byte length, alignment, bounds),
-// with MaxResultUnits checked after the byte length: each element will
+// with 65,536 units checked after the byte length: each element will
 // count at least one unit, so n must fit in the units left before the
 // element slice is allocated. As in the spec, an empty list's pointer is
 // checked too.
@@ -453,16 +453,16 @@ func (l *lifter) loadList(ptr, n uint64, elem *refhost.Type) (any, error) {
 	lay := l.layoutOf(elem)
 	size := uint64(lay.size)
 	if n*size > maxListBytes { // n < 2^32 and size < 2^28: no overflow
-		return nil, l.fail(LiftRuleTooLarge)
+		return nil, l.fail(RuleTooLarge)
 	}
-	if n > MaxResultUnits-l.units {
-		return nil, l.fail(LiftRuleTooLarge)
+	if n > maxResultUnits-l.units {
+		return nil, l.fail(RuleTooLarge)
 	}
 	if ptr%uint64(lay.align) != 0 {
-		return nil, l.fail(LiftRuleAlignment)
+		return nil, l.fail(RuleAlignment)
 	}
 	if ptr+n*size > uint64(len(l.mem)) {
-		return nil, l.fail(LiftRuleBounds)
+		return nil, l.fail(RuleBounds)
 	}
 	out := make([]any, n)
 	for i := range n {

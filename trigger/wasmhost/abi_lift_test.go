@@ -22,13 +22,13 @@ func pad(n int) []byte { return make([]byte, n) }
 
 // checkLiftErr checks that err is a *LiftError at want, matching
 // ErrLiftRefused and want's rule.
-func checkLiftErr(t *testing.T, want errorAt[LiftRule], err error) {
+func checkLiftErr(t *testing.T, want errorAt, err error) {
 	t.Helper()
 	var le *LiftError
 	if !errors.As(err, &le) {
 		t.Fatalf("error %v is not a *LiftError", err)
 	}
-	if diff := cmp.Diff(want, errorAt[LiftRule]{le.Path, le.Rule}); diff != "" {
+	if diff := cmp.Diff(want, errorAt{le.Path, le.Rule}); diff != "" {
 		t.Errorf("LiftError (-want +got):\n%s", diff)
 	}
 	if !errors.Is(err, ErrLiftRefused) || !errors.Is(err, want.Rule) {
@@ -192,76 +192,76 @@ func TestLiftRefused(t *testing.T) {
 
 	cases := []struct {
 		liftCase
-		want errorAt[LiftRule]
+		want errorAt
 	}{
 		// Core values.
-		{liftCase{name: "too many flat values", typ: refhost.U8(), flat: []uint64{1, 2}}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
-		{liftCase{name: "too few flat values", typ: refhost.U8()}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
-		{liftCase{name: "two values for a pointer", typ: refhost.String(), flat: []uint64{0, 0}, mem: pad(16)}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
-		{liftCase{name: "a value for no result", none: true, flat: []uint64{0}}, errorAt[LiftRule]{"", LiftRuleCoreValue}},
+		{liftCase{name: "too many flat values", typ: refhost.U8(), flat: []uint64{1, 2}}, errorAt{"", RuleCoreValue}},
+		{liftCase{name: "too few flat values", typ: refhost.U8()}, errorAt{"", RuleCoreValue}},
+		{liftCase{name: "two values for a pointer", typ: refhost.String(), flat: []uint64{0, 0}, mem: pad(16)}, errorAt{"", RuleCoreValue}},
+		{liftCase{name: "a value for no result", none: true, flat: []uint64{0}}, errorAt{"", RuleCoreValue}},
 		// Chars.
-		{liftCase{name: "first surrogate", typ: refhost.Char(), flat: []uint64{0xD800}}, errorAt[LiftRule]{"", LiftRuleInvalidChar}},
-		{liftCase{name: "last surrogate", typ: refhost.Char(), flat: []uint64{0xDFFF}}, errorAt[LiftRule]{"", LiftRuleInvalidChar}},
-		{liftCase{name: "past unicode", typ: refhost.Char(), flat: []uint64{0x110000}}, errorAt[LiftRule]{"", LiftRuleInvalidChar}},
-		{liftCase{name: "all ones", typ: refhost.Char(), flat: []uint64{math.MaxUint32}}, errorAt[LiftRule]{"", LiftRuleInvalidChar}},
+		{liftCase{name: "first surrogate", typ: refhost.Char(), flat: []uint64{0xD800}}, errorAt{"", RuleInvalidChar}},
+		{liftCase{name: "last surrogate", typ: refhost.Char(), flat: []uint64{0xDFFF}}, errorAt{"", RuleInvalidChar}},
+		{liftCase{name: "past unicode", typ: refhost.Char(), flat: []uint64{0x110000}}, errorAt{"", RuleInvalidChar}},
+		{liftCase{name: "all ones", typ: refhost.Char(), flat: []uint64{math.MaxUint32}}, errorAt{"", RuleInvalidChar}},
 		{liftCase{name: "char in a list", typ: mustType(t, "list<char>"), flat: []uint64{0},
-			mem: cat(le32(8), le32(3), le32('a'), le32('b'), le32(0xDC00))}, errorAt[LiftRule]{"[2]", LiftRuleInvalidChar}},
+			mem: cat(le32(8), le32(3), le32('a'), le32('b'), le32(0xDC00))}, errorAt{"[2]", RuleInvalidChar}},
 		{liftCase{name: "char in a tuple", typ: mustType(t, "tuple<u8, char>"), flat: []uint64{0},
-			mem: cat([]byte{1}, pad(3), le32(0x110000))}, errorAt[LiftRule]{"[1]", LiftRuleInvalidChar}},
+			mem: cat([]byte{1}, pad(3), le32(0x110000))}, errorAt{"[1]", RuleInvalidChar}},
 		// Discriminants.
-		{liftCase{name: "enum past its cases", typ: mustType(t, "enum{a, b}"), flat: []uint64{2}}, errorAt[LiftRule]{"", LiftRuleDiscriminant}},
-		{liftCase{name: "flat discriminant is not narrowed", typ: mustType(t, "enum{a, b}"), flat: []uint64{0x100}}, errorAt[LiftRule]{"", LiftRuleDiscriminant}},
-		{liftCase{name: "enum of 257 past its cases", typ: enumOf(257), flat: []uint64{257}}, errorAt[LiftRule]{"", LiftRuleDiscriminant}},
+		{liftCase{name: "enum past its cases", typ: mustType(t, "enum{a, b}"), flat: []uint64{2}}, errorAt{"", RuleDiscriminant}},
+		{liftCase{name: "flat discriminant is not narrowed", typ: mustType(t, "enum{a, b}"), flat: []uint64{0x100}}, errorAt{"", RuleDiscriminant}},
+		{liftCase{name: "enum of 257 past its cases", typ: enumOf(257), flat: []uint64{257}}, errorAt{"", RuleDiscriminant}},
 		{liftCase{name: "option discriminant 2", typ: mustType(t, "option<string>"), flat: []uint64{0}, mem: cat([]byte{2}, pad(11))},
-			errorAt[LiftRule]{"", LiftRuleDiscriminant}},
+			errorAt{"", RuleDiscriminant}},
 		{liftCase{name: "u16 discriminant in a record", typ: mustType(t, "record{e: enum{"+enumText(257)+"}, x: u8}"), flat: []uint64{0},
-			mem: cat(le16(257), []byte{4}, pad(1))}, errorAt[LiftRule]{".e", LiftRuleDiscriminant}},
+			mem: cat(le16(257), []byte{4}, pad(1))}, errorAt{".e", RuleDiscriminant}},
 		{liftCase{name: "result discriminant", typ: mustType(t, "list<result>"), flat: []uint64{0}, mem: cat(le32(8), le32(2), []byte{1, 2})},
-			errorAt[LiftRule]{"[1]", LiftRuleDiscriminant}},
+			errorAt{"[1]", RuleDiscriminant}},
 		// Bounds.
-		{liftCase{name: "result pointer past memory", typ: refhost.String(), flat: []uint64{1000}, mem: pad(16)}, errorAt[LiftRule]{"", LiftRuleBounds}},
-		{liftCase{name: "result block over the end", typ: refhost.String(), flat: []uint64{12}, mem: pad(16)}, errorAt[LiftRule]{"", LiftRuleBounds}},
-		{liftCase{name: "result pointer near 2^32", typ: refhost.String(), flat: []uint64{math.MaxUint32 - 3}, mem: pad(16)}, errorAt[LiftRule]{"", LiftRuleBounds}},
-		{liftCase{name: "string past memory", typ: refhost.String(), flat: []uint64{0}, mem: cat(le32(8), le32(9), pad(8))}, errorAt[LiftRule]{"", LiftRuleBounds}},
+		{liftCase{name: "result pointer past memory", typ: refhost.String(), flat: []uint64{1000}, mem: pad(16)}, errorAt{"", RuleBounds}},
+		{liftCase{name: "result block over the end", typ: refhost.String(), flat: []uint64{12}, mem: pad(16)}, errorAt{"", RuleBounds}},
+		{liftCase{name: "result pointer near 2^32", typ: refhost.String(), flat: []uint64{math.MaxUint32 - 3}, mem: pad(16)}, errorAt{"", RuleBounds}},
+		{liftCase{name: "string past memory", typ: refhost.String(), flat: []uint64{0}, mem: cat(le32(8), le32(9), pad(8))}, errorAt{"", RuleBounds}},
 		{liftCase{name: "string wrapping past 2^32", typ: refhost.String(), flat: []uint64{0}, mem: cat(le32(0xFFFFFFF0), le32(0x20), pad(8))},
-			errorAt[LiftRule]{"", LiftRuleBounds}},
-		{liftCase{name: "empty string past memory", typ: refhost.String(), flat: []uint64{0}, mem: cat(le32(9), le32(0))}, errorAt[LiftRule]{"", LiftRuleBounds}},
+			errorAt{"", RuleBounds}},
+		{liftCase{name: "empty string past memory", typ: refhost.String(), flat: []uint64{0}, mem: cat(le32(9), le32(0))}, errorAt{"", RuleBounds}},
 		{liftCase{name: "list past memory", typ: mustType(t, "list<u32>"), flat: []uint64{0}, mem: cat(le32(8), le32(3), pad(8))},
-			errorAt[LiftRule]{"", LiftRuleBounds}},
+			errorAt{"", RuleBounds}},
 		{liftCase{name: "empty list past memory", typ: mustType(t, "list<u32>"), flat: []uint64{0}, mem: cat(le32(12), le32(0))},
-			errorAt[LiftRule]{"", LiftRuleBounds}},
+			errorAt{"", RuleBounds}},
 		// Alignment.
-		{liftCase{name: "misaligned result pointer", typ: refhost.String(), flat: []uint64{2}, mem: pad(16)}, errorAt[LiftRule]{"", LiftRuleAlignment}},
+		{liftCase{name: "misaligned result pointer", typ: refhost.String(), flat: []uint64{2}, mem: pad(16)}, errorAt{"", RuleAlignment}},
 		{liftCase{name: "misaligned list", typ: mustType(t, "list<u32>"), flat: []uint64{0}, mem: cat(le32(10), le32(1), pad(8))},
-			errorAt[LiftRule]{"", LiftRuleAlignment}},
+			errorAt{"", RuleAlignment}},
 		{liftCase{name: "misaligned empty list", typ: mustType(t, "list<u64>"), flat: []uint64{0}, mem: cat(le32(4), le32(0))},
-			errorAt[LiftRule]{"", LiftRuleAlignment}},
+			errorAt{"", RuleAlignment}},
 		{liftCase{name: "misaligned nested list", typ: mustType(t, "option<list<u16>>"), flat: []uint64{0}, mem: cat([]byte{1}, pad(3), le32(13), le32(1), pad(4))},
-			errorAt[LiftRule]{".some", LiftRuleAlignment}},
+			errorAt{".some", RuleAlignment}},
 		// UTF-8.
 		{liftCase{name: "invalid byte", typ: refhost.String(), flat: []uint64{0}, mem: cat(le32(8), le32(3), []byte{'a', 0xFF, 'b'})},
-			errorAt[LiftRule]{"", LiftRuleInvalidUTF8}},
+			errorAt{"", RuleInvalidUTF8}},
 		{liftCase{name: "truncated sequence", typ: refhost.String(), flat: []uint64{0}, mem: cat(le32(8), le32(2), []byte("é")[:1], pad(1))},
-			errorAt[LiftRule]{"", LiftRuleInvalidUTF8}},
+			errorAt{"", RuleInvalidUTF8}},
 		{liftCase{name: "encoded surrogate", typ: refhost.String(), flat: []uint64{0}, mem: cat(le32(8), le32(3), []byte{0xED, 0xA0, 0x80})},
-			errorAt[LiftRule]{"", LiftRuleInvalidUTF8}},
+			errorAt{"", RuleInvalidUTF8}},
 		{liftCase{name: "deep in a record", typ: mustType(t, "record{id: u8, items: list<option<string>>}"), flat: []uint64{0},
 			mem: cat([]byte{1}, pad(3), le32(16), le32(4), pad(4), // record; items at 16: 4 × 12 bytes
 				[]byte{0}, pad(11), []byte{0}, pad(11), []byte{0}, pad(11), []byte{1}, pad(3), le32(64), le32(1), []byte{0xC0})},
-			errorAt[LiftRule]{".items[3].some", LiftRuleInvalidUTF8}},
+			errorAt{".items[3].some", RuleInvalidUTF8}},
 		{liftCase{name: "variant case", typ: mustType(t, "variant{a, b(string)}"), flat: []uint64{0}, mem: cat([]byte{1}, pad(3), le32(12), le32(1), []byte{0x80})},
-			errorAt[LiftRule]{".b", LiftRuleInvalidUTF8}},
+			errorAt{".b", RuleInvalidUTF8}},
 		{liftCase{name: "result err", typ: mustType(t, "result<u8, string>"), flat: []uint64{0}, mem: cat([]byte{1}, pad(3), le32(12), le32(1), []byte{0xFE})},
-			errorAt[LiftRule]{".err", LiftRuleInvalidUTF8}},
+			errorAt{".err", RuleInvalidUTF8}},
 		// Too large.
 		{liftCase{name: "4 GiB string", typ: refhost.String(), flat: []uint64{0}, mem: cat(le32(8), le32(math.MaxUint32), pad(8))},
-			errorAt[LiftRule]{"", LiftRuleTooLarge}},
+			errorAt{"", RuleTooLarge}},
 		{liftCase{name: "list over the spec's bytes", typ: mustType(t, "list<u64>"), flat: []uint64{0}, mem: cat(le32(8), le32(1<<25), pad(8))},
-			errorAt[LiftRule]{"", LiftRuleTooLarge}},
-		{liftCase{name: "list over MaxResultUnits in tiny memory", typ: mustType(t, "list<u8>"), flat: []uint64{0}, mem: cat(le32(8), le32(1<<28-2), pad(8))},
-			errorAt[LiftRule]{"", LiftRuleTooLarge}},
+			errorAt{"", RuleTooLarge}},
+		{liftCase{name: "list over maxResultUnits in tiny memory", typ: mustType(t, "list<u8>"), flat: []uint64{0}, mem: cat(le32(8), le32(1<<28-2), pad(8))},
+			errorAt{"", RuleTooLarge}},
 		{liftCase{name: "type nested past MaxTypeDepth", typ: deep, flat: []uint64{0}, mem: deepMem},
-			errorAt[LiftRule]{repeat("[0]", refhost.MaxTypeDepth+1), LiftRuleTooLarge}},
+			errorAt{repeat("[0]", refhost.MaxTypeDepth+1), RuleTooLarge}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -283,7 +283,7 @@ func TestLiftFlatJoined(t *testing.T) {
 		typ  string
 		flat []uint64
 		want any
-		err  *errorAt[LiftRule]
+		err  *errorAt
 	}{
 		{"f32 in an i64 slot", "variant{a(f32), b(u64)}", []uint64{0, 0xDEADBEEF_00000000 | uint64(math.Float32bits(1.5))},
 			refhost.VariantValue{Case: "a", Value: float32(1.5)}, nil},
@@ -321,7 +321,7 @@ func TestLiftFlatJoined(t *testing.T) {
 	}
 }
 
-// TestLiftResultUnits: MaxResultUnits at the bound passes and one past it
+// TestLiftResultUnits: maxResultUnits at the bound passes and one past it
 // is refused, for a string (one unit and one per byte) and a list (one
 // unit and one per element).
 func TestLiftResultUnits(t *testing.T) {
@@ -338,12 +338,12 @@ func TestLiftResultUnits(t *testing.T) {
 		ok   bool
 		path string // of the refusal
 	}{
-		{"string at the bound", "string", stringOf(MaxResultUnits - 1), true, ""},
-		{"string past the bound", "string", stringOf(MaxResultUnits), false, ""},
-		{"list at the bound", "list<u8>", listOf(MaxResultUnits - 1), true, ""},
-		{"list past the bound", "list<u8>", listOf(MaxResultUnits), false, ""},
-		{"strings at the bound", "list<string>", twoStrings(MaxResultUnits-5, 2), true, ""},
-		{"strings past the bound", "list<string>", twoStrings(MaxResultUnits-5, 3), false, "[1]"},
+		{"string at the bound", "string", stringOf(maxResultUnits - 1), true, ""},
+		{"string past the bound", "string", stringOf(maxResultUnits), false, ""},
+		{"list at the bound", "list<u8>", listOf(maxResultUnits - 1), true, ""},
+		{"list past the bound", "list<u8>", listOf(maxResultUnits), false, ""},
+		{"strings at the bound", "list<string>", twoStrings(maxResultUnits-5, 2), true, ""},
+		{"strings past the bound", "list<string>", twoStrings(maxResultUnits-5, 3), false, "[1]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -355,7 +355,7 @@ func TestLiftResultUnits(t *testing.T) {
 				}
 				return
 			}
-			checkLiftErr(t, errorAt[LiftRule]{tc.path, LiftRuleTooLarge}, err)
+			checkLiftErr(t, errorAt{tc.path, RuleTooLarge}, err)
 		})
 	}
 }
@@ -369,7 +369,7 @@ func TestLiftRefusesBeforeAllocating(t *testing.T) {
 	short := cat(le32(12), le32(8), pad(8))
 	var shortErr error
 	shortAllocs := testing.AllocsPerRun(20, func() { _, shortErr = liftResult(short, &typ, []uint64{0}) })
-	checkLiftErr(t, errorAt[LiftRule]{"", LiftRuleBounds}, shortErr)
+	checkLiftErr(t, errorAt{"", RuleBounds}, shortErr)
 	cases := []struct {
 		name string
 		mem  []byte
@@ -381,7 +381,7 @@ func TestLiftRefusesBeforeAllocating(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			allocs := testing.AllocsPerRun(20, func() { _, err = liftResult(tc.mem, &typ, []uint64{0}) })
-			checkLiftErr(t, errorAt[LiftRule]{"", LiftRuleTooLarge}, err)
+			checkLiftErr(t, errorAt{"", RuleTooLarge}, err)
 			if allocs > shortAllocs {
 				t.Errorf("refusing made %v allocations, refusing a short list %v", allocs, shortAllocs)
 			}
@@ -389,27 +389,28 @@ func TestLiftRefusesBeforeAllocating(t *testing.T) {
 	}
 }
 
-// TestLiftRulesAreErrors checks every LiftRule: its own name, the package
-// prefix, and the fallback just outside the enumeration.
-func TestLiftRulesAreErrors(t *testing.T) {
-	seen := map[string]LiftRule{}
-	for r := LiftRule(1); r < liftRuleEnd; r++ {
+// TestRulesAreErrors checks every Rule: its own name, the package
+// prefix, and the fallback just outside the enumeration; and the message
+// of a LiftError with and without a path.
+func TestRulesAreErrors(t *testing.T) {
+	seen := map[string]Rule{}
+	for r := Rule(1); r < ruleEnd; r++ {
 		if prev, ok := seen[r.String()]; ok {
-			t.Errorf("LiftRule %d and %d share %q", prev, r, r.String())
+			t.Errorf("Rule %d and %d share %q", prev, r, r.String())
 		}
 		seen[r.String()] = r
 		if got, want := r.Error(), "wasmhost: "+r.String(); got != want {
-			t.Errorf("LiftRule %d Error() = %q, want %q", r, got, want)
+			t.Errorf("Rule %d Error() = %q, want %q", r, got, want)
 		}
 	}
-	for _, r := range []LiftRule{0, liftRuleEnd} {
-		if got, want := r.String(), "LiftRule("+strconv.Itoa(int(r))+")"; got != want {
-			t.Errorf("LiftRule(%d).String() = %q, want %q", r, got, want)
+	for _, r := range []Rule{0, ruleEnd} {
+		if got, want := r.String(), "Rule("+strconv.Itoa(int(r))+")"; got != want {
+			t.Errorf("Rule(%d).String() = %q, want %q", r, got, want)
 		}
 	}
 	got := []string{
-		(&LiftError{Path: ".items[3].some", Rule: LiftRuleInvalidUTF8}).Error(),
-		(&LiftError{Rule: LiftRuleBounds}).Error(),
+		(&LiftError{Path: ".items[3].some", Rule: RuleInvalidUTF8}).Error(),
+		(&LiftError{Rule: RuleBounds}).Error(),
 	}
 	want := []string{
 		"wasmhost: result lifting refused at .items[3].some: invalid utf-8",

@@ -33,7 +33,7 @@ type guestABI interface {
 func lowerArgs(g guestABI, params []refhost.Type, args []any) ([]uint64, error) {
 	l := lowerer{g: g, mem: g.memory()}
 	if len(args) != len(params) {
-		return nil, l.fail(LowerRuleWrongType)
+		return nil, l.fail(RuleWrongType)
 	}
 	// The arguments are a tuple: argument i is at path "[i]".
 	tuple := refhost.Type{Kind: refhost.KindTuple, Elems: params}
@@ -61,12 +61,12 @@ type lowerer struct {
 }
 
 // fail returns the error for r at the current path.
-func (l *lowerer) fail(r LowerRule) error { return &LowerError{Path: l.path.String(), Rule: r} }
+func (l *lowerer) fail(r Rule) error { return &LowerError{Path: l.path.String(), Rule: r} }
 
 // push enters a step, refusing a type nested deeper than the path holds.
 func (l *lowerer) push(s step) error {
 	if !l.path.push(s) {
-		return l.fail(LowerRuleTooLarge)
+		return l.fail(RuleTooLarge)
 	}
 	return nil
 }
@@ -79,13 +79,13 @@ func (l *lowerer) alloc(align, size uint32) (uint32, error) {
 	ptr, err := l.g.realloc(align, size)
 	l.mem = l.g.memory()
 	if err != nil {
-		return 0, &LowerError{Path: l.path.String(), Rule: LowerRuleReallocFailed, Err: err}
+		return 0, &LowerError{Path: l.path.String(), Rule: RuleReallocFailed, Err: err}
 	}
 	if ptr%align != 0 {
-		return 0, l.fail(LowerRuleReallocMisaligned)
+		return 0, l.fail(RuleAlignment)
 	}
 	if uint64(ptr)+uint64(size) > uint64(len(l.mem)) {
-		return 0, l.fail(LowerRuleReallocBounds)
+		return 0, l.fail(RuleBounds)
 	}
 	return ptr, nil
 }
@@ -95,7 +95,7 @@ func (l *lowerer) alloc(align, size uint32) (uint32, error) {
 // never does) is refused rather than written past.
 func (l *lowerer) span(ptr, n uint64) ([]byte, error) {
 	if ptr+n > uint64(len(l.mem)) {
-		return nil, l.fail(LowerRuleReallocBounds)
+		return nil, l.fail(RuleBounds)
 	}
 	return l.mem[ptr : ptr+n], nil
 }
@@ -191,7 +191,7 @@ func (l *lowerer) lowerFlat(dst []uint64, t *refhost.Type, v any) ([]uint64, err
 	case refhost.KindString:
 		s, ok := v.(string)
 		if !ok {
-			return nil, l.fail(LowerRuleWrongType)
+			return nil, l.fail(RuleWrongType)
 		}
 		ptr, n, err := l.storeString(s)
 		if err != nil {
@@ -201,7 +201,7 @@ func (l *lowerer) lowerFlat(dst []uint64, t *refhost.Type, v any) ([]uint64, err
 	case refhost.KindList:
 		vs, ok := v.([]any)
 		if !ok {
-			return nil, l.fail(LowerRuleWrongType)
+			return nil, l.fail(RuleWrongType)
 		}
 		ptr, n, err := l.storeList(t.Elem, vs)
 		if err != nil {
@@ -211,7 +211,7 @@ func (l *lowerer) lowerFlat(dst []uint64, t *refhost.Type, v any) ([]uint64, err
 	case refhost.KindTuple, refhost.KindRecord:
 		get, ok := members(t, v)
 		if !ok {
-			return nil, l.fail(LowerRuleWrongType)
+			return nil, l.fail(RuleWrongType)
 		}
 		for i := range memberCount(t) {
 			if err := l.push(memberStep(t, i)); err != nil {
@@ -231,7 +231,7 @@ func (l *lowerer) lowerFlat(dst []uint64, t *refhost.Type, v any) ([]uint64, err
 		// are; the slots the case does not use are zero.
 		i, pv, ok := matchCase(t, v)
 		if !ok {
-			return nil, l.fail(LowerRuleWrongType)
+			return nil, l.fail(RuleWrongType)
 		}
 		end := len(dst) + flatCount(t)
 		dst = append(dst, uint64(i))
@@ -252,7 +252,7 @@ func (l *lowerer) lowerFlat(dst []uint64, t *refhost.Type, v any) ([]uint64, err
 	}
 	bits, ok := scalar(t.Kind, v)
 	if !ok {
-		return nil, l.fail(LowerRuleWrongType)
+		return nil, l.fail(RuleWrongType)
 	}
 	return append(dst, bits), nil
 }
@@ -267,13 +267,13 @@ func (l *lowerer) store(ptr uint64, t *refhost.Type, v any) error {
 		if t.Kind == refhost.KindString {
 			s, ok := v.(string)
 			if !ok {
-				return l.fail(LowerRuleWrongType)
+				return l.fail(RuleWrongType)
 			}
 			begin, n, err = l.storeString(s)
 		} else {
 			vs, ok := v.([]any)
 			if !ok {
-				return l.fail(LowerRuleWrongType)
+				return l.fail(RuleWrongType)
 			}
 			begin, n, err = l.storeList(t.Elem, vs)
 		}
@@ -287,7 +287,7 @@ func (l *lowerer) store(ptr uint64, t *refhost.Type, v any) error {
 	case refhost.KindTuple, refhost.KindRecord:
 		get, ok := members(t, v)
 		if !ok {
-			return l.fail(LowerRuleWrongType)
+			return l.fail(RuleWrongType)
 		}
 		var off uint32
 		for i := range memberCount(t) {
@@ -307,7 +307,7 @@ func (l *lowerer) store(ptr uint64, t *refhost.Type, v any) error {
 	case refhost.KindOption, refhost.KindEnum, refhost.KindVariant, refhost.KindResult:
 		i, pv, ok := matchCase(t, v)
 		if !ok {
-			return l.fail(LowerRuleWrongType)
+			return l.fail(RuleWrongType)
 		}
 		if err := l.putUint(ptr, uint64(discSize(caseCount(t))), uint64(i)); err != nil {
 			return err
@@ -327,7 +327,7 @@ func (l *lowerer) store(ptr uint64, t *refhost.Type, v any) error {
 	}
 	bits, ok := scalar(t.Kind, v)
 	if !ok {
-		return l.fail(LowerRuleWrongType)
+		return l.fail(RuleWrongType)
 	}
 	return l.putUint(ptr, uint64(layoutOf(t).size), bits)
 }
@@ -337,10 +337,10 @@ func (l *lowerer) store(ptr uint64, t *refhost.Type, v any) error {
 // spec does) and copies s there.
 func (l *lowerer) storeString(s string) (ptr, n uint32, err error) {
 	if !utf8.ValidString(s) {
-		return 0, 0, l.fail(LowerRuleWrongType)
+		return 0, 0, l.fail(RuleWrongType)
 	}
 	if uint64(len(s)) > math.MaxUint32 { // the spec's REALLOC_I32_MAX
-		return 0, 0, l.fail(LowerRuleTooLarge)
+		return 0, 0, l.fail(RuleTooLarge)
 	}
 	if ptr, err = l.alloc(1, uint32(len(s))); err != nil {
 		return 0, 0, err
@@ -360,7 +360,7 @@ func (l *lowerer) storeList(elem *refhost.Type, vs []any) (ptr, n uint32, err er
 	lay := layoutOf(elem)
 	size := uint64(len(vs)) * uint64(lay.size)
 	if size > math.MaxUint32 { // the spec's REALLOC_I32_MAX
-		return 0, 0, l.fail(LowerRuleTooLarge)
+		return 0, 0, l.fail(RuleTooLarge)
 	}
 	if ptr, err = l.alloc(lay.align, uint32(size)); err != nil {
 		return 0, 0, err

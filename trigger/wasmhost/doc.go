@@ -28,7 +28,7 @@
 //	  -> call the export, under the activation's context: its deadline, its
 //	     budget or the owner's stop closes the instance mid-call
 //	  -> lift: the result read back, every pointer, length, character and
-//	     case checked, at most MaxResultUnits
+//	     case checked, at most 65,536 units
 //	  -> close the instance; report (Config.OnActivation)
 //
 // Outcomes, as the reference host classifies the Func's error: nil is a

@@ -30,13 +30,13 @@ func TestEnumStrings(t *testing.T) {
 	}
 }
 
-// TestSinkBound: output is kept up to MaxOutputBytes exactly; the byte
+// TestSinkBound: output is kept up to maxOutputBytes exactly; the byte
 // past it is counted as dropped.
 func TestSinkBound(t *testing.T) {
 	var s sink
-	s.Write(make([]byte, MaxOutputBytes-1))
+	s.Write(make([]byte, maxOutputBytes-1))
 	s.Write([]byte{1, 2})
-	if len(s.buf) != MaxOutputBytes || s.dropped != 1 {
-		t.Errorf("kept %d, dropped %d; want %d and 1", len(s.buf), s.dropped, MaxOutputBytes)
+	if len(s.buf) != maxOutputBytes || s.dropped != 1 {
+		t.Errorf("kept %d, dropped %d; want %d and 1", len(s.buf), s.dropped, maxOutputBytes)
 	}
 }

@@ -31,7 +31,7 @@ type Problem uint8
 const (
 	// ProblemModule: a Module outside its bounds or rules: a function
 	// named twice or by a name the ABI reserves (memory, cabi_realloc,
-	// _initialize), no functions or more than MaxExports, a memory
+	// _initialize), no functions or more than 256, a memory
 	// ceiling outside 1..MaxMemoryPages, a binary empty or over
 	// MaxModuleBytes, grants outside the list, an invalid parameter or
 	// result type. Names outside the reference host's rules are its
@@ -54,8 +54,8 @@ const (
 	ProblemImport
 	// ProblemMemory: the module's initial memory is above its ceiling.
 	ProblemMemory
-	// ProblemTable: the module defines more than MaxTables tables, or one
-	// whose minimum or maximum is over MaxTableElements.
+	// ProblemTable: the module defines more than 16 tables, or one
+	// whose minimum or maximum is over 65,536.
 	ProblemTable
 	// ProblemRegistration: the reference host refused the function
 	// (a name, a duplicate registration, memory above its
@@ -235,62 +235,77 @@ var (
 	ErrLowerRefused = errors.New("wasmhost: argument lowering refused")
 )
 
-// LiftRule is what a guest's result breaks. Each LiftRule is also an
-// error, so errors.Is(err, LiftRuleBounds) reports whether a *LiftError
+// Rule is what a guest's result (*LiftError) or the lowering of its
+// arguments (*LowerError) breaks: the one vocabulary of both. Each Rule is
+// also an error, so errors.Is(err, RuleBounds) reports whether an error
 // broke it. Where the canonical ABI traps, lifting refuses with the rule
 // named here.
-type LiftRule uint8
+type Rule uint8
 
-// Lift rules.
+// Rules.
 const (
-	// LiftRuleBounds: a pointer, or a pointer plus a length, past the end
-	// of the memory (computed without overflow).
-	LiftRuleBounds LiftRule = iota + 1
-	// LiftRuleAlignment: a list or result pointer that is not a multiple
-	// of its type's alignment.
-	LiftRuleAlignment
-	// LiftRuleInvalidUTF8: string bytes that are not valid UTF-8.
-	LiftRuleInvalidUTF8
-	// LiftRuleInvalidChar: a char that is not a Unicode scalar value (a
-	// surrogate, or 0x110000 and above).
-	LiftRuleInvalidChar
-	// LiftRuleDiscriminant: a variant, enum, option or result
-	// discriminant not below its number of cases.
-	LiftRuleDiscriminant
-	// LiftRuleTooLarge: a result over MaxResultUnits, a string or list
-	// over the spec's 2^28-1 bytes, or a type nested deeper than
-	// refhost.MaxTypeDepth.
-	LiftRuleTooLarge
-	// LiftRuleCoreValue: a flat value that does not fit its core type
+	// RuleBounds: a pointer, or a pointer plus a length, past the end of
+	// the memory (computed without overflow): in a result, or returned by
+	// cabi_realloc, or a memory that shrank under a block cabi_realloc
+	// returned.
+	RuleBounds Rule = iota + 1
+	// RuleAlignment: a list or result pointer, or a pointer cabi_realloc
+	// returned, that is not a multiple of its type's alignment.
+	RuleAlignment
+	// RuleInvalidUTF8: string bytes in a result that are not valid UTF-8.
+	RuleInvalidUTF8
+	// RuleInvalidChar: a char in a result that is not a Unicode scalar
+	// value (a surrogate, or 0x110000 and above).
+	RuleInvalidChar
+	// RuleDiscriminant: a variant, enum, option or result discriminant
+	// not below its number of cases.
+	RuleDiscriminant
+	// RuleTooLarge: a result over 65,536 units, a string or list
+	// over the spec's 2^28-1 bytes in a result or 2^32-1 in an argument,
+	// or a type nested deeper than refhost.MaxTypeDepth.
+	RuleTooLarge
+	// RuleCoreValue: a flat result value that does not fit its core type
 	// (an i32 or f32 with bits above the low 32), or a number of flat
 	// values other than the signature's.
-	LiftRuleCoreValue
-	liftRuleEnd
+	RuleCoreValue
+	// RuleWrongType: an argument's Go value that is not a value of its
+	// declared type (see refhost's "Go values"), a string that is not
+	// valid UTF-8, a rune that is not a Unicode scalar value, or a number
+	// of arguments other than of parameters.
+	RuleWrongType
+	// RuleReallocFailed: the call of cabi_realloc returned an error (a
+	// trap, an interruption); the LowerError wraps it.
+	RuleReallocFailed
+	ruleEnd
 )
 
 // String describes the rule in a few lower-case words.
-func (r LiftRule) String() string {
+func (r Rule) String() string {
 	switch r {
-	case LiftRuleBounds:
+	case RuleBounds:
 		return "pointer or length out of bounds"
-	case LiftRuleAlignment:
+	case RuleAlignment:
 		return "misaligned pointer"
-	case LiftRuleInvalidUTF8:
+	case RuleInvalidUTF8:
 		return "invalid utf-8"
-	case LiftRuleInvalidChar:
+	case RuleInvalidChar:
 		return "char not a unicode scalar value"
-	case LiftRuleDiscriminant:
+	case RuleDiscriminant:
 		return "discriminant out of range"
-	case LiftRuleTooLarge:
-		return "result too large"
-	case LiftRuleCoreValue:
+	case RuleTooLarge:
+		return "too large"
+	case RuleCoreValue:
 		return "core value outside its type"
+	case RuleWrongType:
+		return "value not of its declared type"
+	case RuleReallocFailed:
+		return "realloc failed"
 	}
-	return "LiftRule(" + strconv.Itoa(int(r)) + ")"
+	return "Rule(" + strconv.Itoa(int(r)) + ")"
 }
 
 // Error returns the rule prefixed with the package name.
-func (r LiftRule) Error() string { return "wasmhost: " + r.String() }
+func (r Rule) Error() string { return "wasmhost: " + r.String() }
 
 // LiftError reports a result the guest returned that lifting refused. It
 // carries no byte of the guest's memory: Path is built from declared
@@ -301,7 +316,7 @@ type LiftError struct {
 	// ".ok", ".err" or ".case" steps; empty for the result itself.
 	Path string
 	// Rule is the rule broken.
-	Rule LiftRule
+	Rule Rule
 }
 
 // Error returns a message such as
@@ -318,53 +333,6 @@ func (e *LiftError) Error() string {
 // Unwrap returns ErrLiftRefused and the Rule.
 func (e *LiftError) Unwrap() []error { return []error{ErrLiftRefused, e.Rule} }
 
-// LowerRule is why arguments could not be lowered into a guest. Each
-// LowerRule is also an error.
-type LowerRule uint8
-
-// Lower rules.
-const (
-	// LowerRuleReallocMisaligned: cabi_realloc returned a pointer that is
-	// not a multiple of the alignment asked for.
-	LowerRuleReallocMisaligned LowerRule = iota + 1
-	// LowerRuleReallocBounds: cabi_realloc returned a pointer whose block
-	// ends past the memory (computed without overflow), or the memory
-	// shrank under a block it returned.
-	LowerRuleReallocBounds
-	// LowerRuleReallocFailed: the call of cabi_realloc returned an error
-	// (a trap, an interruption); the LowerError wraps it.
-	LowerRuleReallocFailed
-	// LowerRuleWrongType: a Go value that is not a value of its declared
-	// type (see refhost's "Go values"), a string that is not valid UTF-8,
-	// a rune that is not a Unicode scalar value, or a number of arguments
-	// other than of parameters.
-	LowerRuleWrongType
-	// LowerRuleTooLarge: a string or list whose bytes exceed 2^32-1, or a
-	// type nested deeper than refhost.MaxTypeDepth.
-	LowerRuleTooLarge
-	lowerRuleEnd
-)
-
-// String describes the rule in a few lower-case words.
-func (r LowerRule) String() string {
-	switch r {
-	case LowerRuleReallocMisaligned:
-		return "realloc returned a misaligned pointer"
-	case LowerRuleReallocBounds:
-		return "realloc returned a pointer out of bounds"
-	case LowerRuleReallocFailed:
-		return "realloc failed"
-	case LowerRuleWrongType:
-		return "value not of its declared type"
-	case LowerRuleTooLarge:
-		return "value too large"
-	}
-	return "LowerRule(" + strconv.Itoa(int(r)) + ")"
-}
-
-// Error returns the rule prefixed with the package name.
-func (r LowerRule) Error() string { return "wasmhost: " + r.String() }
-
 // LowerError reports arguments that could not be lowered into a guest.
 // It carries no byte of the arguments.
 type LowerError struct {
@@ -374,9 +342,9 @@ type LowerError struct {
 	// holds it when it is passed through memory).
 	Path string
 	// Rule is the rule broken.
-	Rule LowerRule
+	Rule Rule
 	// Err is the error cabi_realloc's call returned, for
-	// LowerRuleReallocFailed; nil otherwise. Its text is not repeated in
+	// RuleReallocFailed; nil otherwise. Its text is not repeated in
 	// Error: an engine's message may quote the guest.
 	Err error
 }

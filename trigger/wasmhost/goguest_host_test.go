@@ -123,7 +123,7 @@ func TestGoGuest(t *testing.T) {
 }
 
 // TestGoGuestOutput: with GrantOutput, the panic's message is kept, at
-// most MaxOutputBytes of it.
+// most maxOutputBytes of it.
 func TestGoGuestOutput(t *testing.T) {
 	e := goEnv(t, wasmhost.GrantWASI|wasmhost.GrantOutput)
 	if got := e.call(t, "charge", `[{"account": 13, "amount": 99, "currency": "usd"}]`); got != trigger.OutcomePlatformFailure {

@@ -44,7 +44,7 @@ type Report struct {
 	Call        time.Duration
 	// MemoryPages is the instance's memory size when it ended.
 	MemoryPages uint32
-	// Output holds the first MaxOutputBytes of stdout and stderr when
+	// Output holds the first 4 KiB of stdout and stderr when
 	// granted; OutputDropped counts the bytes beyond (or all of them,
 	// when not granted).
 	Output        []byte
@@ -272,7 +272,7 @@ func sleeper(ctx context.Context) sys.Nanosleep {
 	}
 }
 
-// sink keeps the first MaxOutputBytes written to it and counts the rest.
+// sink keeps the first 4 KiB written to it and counts the rest.
 // Writes come from the guest's goroutine only.
 type sink struct {
 	buf     []byte
@@ -282,7 +282,7 @@ type sink struct {
 
 // Write implements io.Writer; it never fails.
 func (s *sink) Write(p []byte) (int, error) {
-	room := MaxOutputBytes - len(s.buf)
+	room := maxOutputBytes - len(s.buf)
 	if room > len(p) {
 		room = len(p)
 	}

@@ -73,7 +73,7 @@ func newEnv(t *testing.T, cfg refhost.Config) *env {
 }
 
 func hostConfig() refhost.Config {
-	return refhost.Config{MaxActivations: 4, MaxInputBytes: 4 * refhost.MaxPayloadBytes, MaxMemoryBytes: 4 * fxPages * wasmhost.PageSize}
+	return refhost.Config{MaxActivations: 4, MaxInputBytes: 4 * trigger.MaxPayloadBytes, MaxMemoryBytes: 4 * fxPages * wasmhost.PageSize}
 }
 
 func (e *env) observe(r *wasmhost.Report) {

@@ -190,7 +190,7 @@ const tableElementBytes = 8
 // and the sum of those maxima: a table declared without one gets its
 // minimum, so that table.grow fails with -1 rather than allocating what
 // the guest asks (wazero bounds a table by nothing else). A table whose
-// minimum or maximum is over MaxTableElements, more than MaxTables
+// minimum or maximum is over 65,536, more than 16
 // tables, or a section that does not read, is refused: ok is false and
 // over tells which (over true: the bound, false: unreadable). bin itself
 // is never modified; a module without tables is returned as is.
@@ -220,7 +220,7 @@ func boundTables(bin []byte) (out []byte, elements uint64, over, ok bool) {
 		if !ok {
 			return nil, 0, false, false
 		}
-		if n > MaxTables {
+		if n > maxTables {
 			return nil, 0, true, false
 		}
 		var content []byte
@@ -244,7 +244,7 @@ func boundTables(bin []byte) (out []byte, elements uint64, over, ok bool) {
 					return nil, 0, false, false
 				}
 			}
-			if max > MaxTableElements {
+			if max > maxTableElements {
 				return nil, 0, true, false
 			}
 			elements += uint64(max)

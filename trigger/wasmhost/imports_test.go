@@ -45,8 +45,8 @@ func TestBoundTables(t *testing.T) {
 		b = appendU32(b, uint32(len(tables)))
 		return append(b, tables...)
 	}
-	limit := appendU32(nil, MaxTableElements)
-	past := appendU32(nil, MaxTableElements+1)
+	limit := appendU32(nil, maxTableElements)
+	past := appendU32(nil, maxTableElements+1)
 	cases := []struct {
 		name     string
 		in, want []byte
@@ -55,7 +55,7 @@ func TestBoundTables(t *testing.T) {
 	}{
 		{"no max", module(1, 0x70, 0, 5), module(1, 0x70, 1, 5, 5), 5, false, true},
 		{"max kept", module(1, 0x70, 1, 1, 9), module(1, 0x70, 1, 1, 9), 9, false, true},
-		{"min at the limit", module(append([]byte{1, 0x70, 0}, limit...)...), module(append(append([]byte{1, 0x70, 1}, limit...), limit...)...), MaxTableElements, false, true},
+		{"min at the limit", module(append([]byte{1, 0x70, 0}, limit...)...), module(append(append([]byte{1, 0x70, 1}, limit...), limit...)...), maxTableElements, false, true},
 		{"min past the limit", module(append([]byte{1, 0x70, 0}, past...)...), nil, 0, true, false},
 		{"max past the limit", module(append([]byte{1, 0x70, 1, 0}, past...)...), nil, 0, true, false},
 		{"max under min", module(1, 0x70, 1, 5, 4), nil, 0, false, false},
@@ -71,11 +71,11 @@ func TestBoundTables(t *testing.T) {
 			}
 		})
 	}
-	many := []byte{MaxTables + 1}
-	for range MaxTables + 1 {
+	many := []byte{maxTables + 1}
+	for range maxTables + 1 {
 		many = append(many, 0x70, 0, 1)
 	}
 	if _, _, over, ok := boundTables(module(many...)); ok || !over {
-		t.Errorf("%d tables: over %v, ok %v; want refused as over the bound", MaxTables+1, over, ok)
+		t.Errorf("%d tables: over %v, ok %v; want refused as over the bound", maxTables+1, over, ok)
 	}
 }

@@ -13,25 +13,25 @@ const (
 	// MaxModuleBytes bounds Module.Binary: 64 MiB.
 	MaxModuleBytes = 64 << 20
 
-	// MaxExports bounds Module.Functions.
-	MaxExports = 256
+	// maxExports bounds Module.Functions.
+	maxExports = 256
 
-	// MaxTables bounds the tables a module defines, and MaxTableElements
+	// maxTables bounds the tables a module defines, and maxTableElements
 	// each one's size: a table declared without a maximum is given its
 	// minimum as one, since nothing else would bound its growth. The
 	// tables' elements are charged to the activation's memory
 	// reservation, 8 bytes each.
-	MaxTables        = 16
-	MaxTableElements = 64 << 10
+	maxTables        = 16
+	maxTableElements = 64 << 10
 
-	// MaxResultUnits bounds one lifted result: every value counts one unit and
+	// maxResultUnits bounds one lifted result: every value counts one unit and
 	// every byte of a string one more. A list's length is checked against the
 	// units left before its elements are allocated, so a guest never makes the
 	// host allocate more than this bound allows, whatever lengths it returns.
-	MaxResultUnits = 64 << 10
+	maxResultUnits = 64 << 10
 
-	// MaxOutputBytes bounds what one activation's stdout and stderr keep
+	// maxOutputBytes bounds what one activation's stdout and stderr keep
 	// together, when the Module grants output; the rest is counted and
 	// dropped.
-	MaxOutputBytes = 4 << 10
+	maxOutputBytes = 4 << 10
 )

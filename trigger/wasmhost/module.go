@@ -22,7 +22,7 @@ type Module struct {
 	// Binary is the core module, at most MaxModuleBytes. It is compiled
 	// once, at Register; the Runtime keeps no reference to the slice.
 	Binary []byte
-	// Functions are the functions the module exports, 1..MaxExports, each
+	// Functions are the functions the module exports, 1..256, each
 	// under its WIT name with its declared types.
 	Functions []Export
 	// MemoryPages is the memory ceiling of one activation, in 64 KiB
@@ -59,7 +59,7 @@ const (
 	// sched_yield, and stdout and stderr, discarded unless GrantOutput.
 	// No filesystem, no socket. A Go guest (GOOS=wasip1) needs it.
 	GrantWASI Grant = 1 << iota
-	// GrantOutput keeps the first MaxOutputBytes of the guest's stdout and
+	// GrantOutput keeps the first 4 KiB of the guest's stdout and
 	// stderr for the activation's Report. Without it they are discarded.
 	GrantOutput
 	grantAll = GrantWASI | GrantOutput
@@ -170,7 +170,7 @@ func (m *Module) check() ([]*exportDecl, error) {
 	if m.Grants&^grantAll != 0 || m.Grants&GrantOutput != 0 && m.Grants&GrantWASI == 0 {
 		return nil, bad("", nil)
 	}
-	if len(m.Functions) == 0 || len(m.Functions) > MaxExports {
+	if len(m.Functions) == 0 || len(m.Functions) > maxExports {
 		return nil, bad("", nil)
 	}
 	decls := make([]*exportDecl, 0, len(m.Functions))
