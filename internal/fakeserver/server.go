@@ -25,13 +25,13 @@ const (
 	// DefaultMaxRecord is the number of bytes recorded per connection and
 	// layer (Record.Plain, Record.TLS) when Config.MaxRecord is zero.
 	DefaultMaxRecord = 64 << 10
-	// MaxRecord is the largest Config.MaxRecord.
-	MaxRecord = 16 << 20
+	// MaxRecordLimit is the largest Config.MaxRecord.
+	MaxRecordLimit = 16 << 20
 	// DefaultMaxLine is the longest line an expect step reads, LF
 	// included, when Config.MaxLine is zero.
 	DefaultMaxLine = 64 << 10
-	// MaxLine is the largest Config.MaxLine.
-	MaxLine = 16 << 20
+	// MaxLineLimit is the largest Config.MaxLine.
+	MaxLineLimit = 16 << 20
 	// MaxSteps is the longest script.
 	MaxSteps = 1 << 16
 	// MaxClientHello bounds the TLS record ReadClientHello accepts (the
@@ -170,10 +170,10 @@ func normalise(cfg *Config) error {
 	if err := def(&cfg.MaxConns, DefaultMaxConns, MaxConns, "MaxConns"); err != nil {
 		return err
 	}
-	if err := def(&cfg.MaxRecord, DefaultMaxRecord, MaxRecord, "MaxRecord"); err != nil {
+	if err := def(&cfg.MaxRecord, DefaultMaxRecord, MaxRecordLimit, "MaxRecord"); err != nil {
 		return err
 	}
-	if err := def(&cfg.MaxLine, DefaultMaxLine, MaxLine, "MaxLine"); err != nil {
+	if err := def(&cfg.MaxLine, DefaultMaxLine, MaxLineLimit, "MaxLine"); err != nil {
 		return err
 	}
 	return validateScript(cfg.Script)

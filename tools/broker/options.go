@@ -15,8 +15,8 @@ const (
 	DefaultServerName = "broker.latent.test"
 	// MaxServerNameLen is the longest accepted [Options.ServerName], in bytes.
 	MaxServerNameLen = conn.MaxServerNameLen
-	// MaxTenants is the most tenant accounts one broker holds.
-	MaxTenants = 64
+	// MaxTenantAccounts is the most tenant accounts one broker holds.
+	MaxTenantAccounts = 64
 	// MaxTenantNameLen is the longest tenant name, in bytes.
 	MaxTenantNameLen = 64
 	// MaxLogBytes is the size of the ring holding the server's log; older
@@ -284,7 +284,7 @@ func (o Options) accountLimits() AccountLimits {
 }
 
 func (o Options) validate() error {
-	if len(o.Tenants) == 0 || len(o.Tenants) > MaxTenants {
+	if len(o.Tenants) == 0 || len(o.Tenants) > MaxTenantAccounts {
 		return &OptionError{Field: "Tenants"}
 	}
 	seen := make(map[string]bool, len(o.Tenants))

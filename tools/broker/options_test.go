@@ -52,8 +52,8 @@ func TestOptionsValidate(t *testing.T) {
 	}{
 		{"minimal", ok, ""},
 		{"no tenants", Options{}, "Tenants"},
-		{"MaxTenants", with(func(o *Options) { o.Tenants = tenants(MaxTenants) }), ""},
-		{"MaxTenants+1", with(func(o *Options) { o.Tenants = tenants(MaxTenants + 1) }), "Tenants"},
+		{"MaxTenantAccounts", with(func(o *Options) { o.Tenants = tenants(MaxTenantAccounts) }), ""},
+		{"MaxTenantAccounts+1", with(func(o *Options) { o.Tenants = tenants(MaxTenantAccounts + 1) }), "Tenants"},
 		{"tenant name at MaxTenantNameLen", with(func(o *Options) { o.Tenants = []string{strings.Repeat("a", MaxTenantNameLen)} }), ""},
 		{"tenant name past MaxTenantNameLen", with(func(o *Options) { o.Tenants = []string{strings.Repeat("a", MaxTenantNameLen+1)} }), "Tenants"},
 		{"empty tenant name", with(func(o *Options) { o.Tenants = []string{""} }), "Tenants"},
