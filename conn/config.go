@@ -148,7 +148,7 @@ type Config struct {
 	// Rand is the source of the inbox prefix; nil means crypto/rand.
 	Rand io.Reader
 	// KeepUnanswered keeps the connection when a request that is not a
-	// delivery request (Call.Delivery, RequestDelivery) reaches its
+	// delivery request (Call.Delivery) reaches its
 	// deadline unanswered between frames: the call returns an error
 	// matching ErrUnanswered and context.DeadlineExceeded (not ErrClosed),
 	// and a reply to that request arriving later is discarded (see the

@@ -17,8 +17,8 @@
 //     the connection reads (everything that could steer it elsewhere is
 //     ignored); the credential's TLS client certificate, presented when
 //     the server asks, and the server's refusal of it (clientcert.go).
-//   - Exchanges: Request, RequestBytes, RequestDelivery, Exchange, Call,
-//     Await and Reply, over the random inbox prefix and per-request reply
+//   - Exchanges (see Entry points): Request, Exchange with its Call, Await,
+//     Detach and Reply, over the random inbox prefix and per-request reply
 //     tokens; server PINGs and INFOs met while waiting, and -ERR text mapped
 //     onto an ErrKind.
 //   - Pooling: Check, a cheap staleness probe for an idle pooled connection,
@@ -28,6 +28,27 @@
 //   - The opt-in thread socket (see Thread socket).
 //   - Errors: sentinels, ErrKind, ServerError, Step, HandshakeError,
 //     AddressError and ClosedError.
+//
+// # Entry points
+//
+// Request is the one request call: a subject, an optional header block and
+// a payload, bounded by the deadline ctx carries. Everything that is not on
+// the pull loop's hot path uses it (the provisioning and dead-letter tools,
+// the harness).
+//
+// Exchange is the same request for the pull operations (pull.Requester):
+// the bound is an argument, so a caller bounds each operation without a
+// context of its own; the subject is bytes the caller keeps in a reused
+// buffer (an acknowledgement subject); Call.Delivery accepts a message the
+// server forwards under its own subject (a pulled message). Under one
+// context it allocates nothing of conn's own: on the pull loop's shape it
+// made 1 allocation per request where Request under a context per call
+// made 11 (docs/BENCHMARKS.md, "Request entry points").
+//
+// Await reads one more answer to the request answered last (a pull that a
+// replicated consumer answers with a status before its message), and
+// Detach ends the cancellation registration a call leaves behind (see
+// Deadlines) for a caller that ends its context after each call.
 //
 // # Deadlines
 //
