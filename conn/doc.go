@@ -10,8 +10,8 @@
 // # Contents
 //
 //   - Configuration: Config, its validation and the defaults of optional
-//     fields; the address policy (AddrClass, Classify) applied before any
-//     socket is opened.
+//     fields; the address policy (CheckAddress, AddressError) applied
+//     before any socket is opened.
 //   - The handshake: Dial, a straight line of named steps (StepDial,
 //     StepTLS, StepInfo, StepAuthenticate, StepConnect); the few INFO fields
 //     the connection reads (everything that could steer it elsewhere is
@@ -64,7 +64,7 @@
 // arrived, gives up without closing (ErrUnanswered). Every request has a
 // reply subject of its own, "<inbox>.<n>" with n never reused on the
 // connection, so its late answer is told apart by its subject: up to
-// MaxUnanswered such subjects are remembered, and a message to one of
+// 4 such subjects (maxUnanswered) are remembered, and a message to one of
 // them, during a later request or a Check, is read and discarded (a
 // control frame of that call). A delivery request, a deadline met inside
 // a frame, a write cut short and ctx's cancellation still close the
@@ -129,9 +129,9 @@
 //
 //   - read buffer, owned by the parser: the two read caps + P + 2 bytes,
 //     16 KiB + P + 2 by default (the payload and its CRLF);
-//   - write buffer: 12 KiB + P + 2 bytes (MaxOutboundLine,
-//     wire.MaxOutboundHeader, the payload and its CRLF), at least
-//     MaxConnectLen;
+//   - write buffer: 12 KiB + P + 2 bytes (the control line,
+//     wire.MaxControlLine, wire.MaxOutboundHeader, the payload and its
+//     CRLF), at least MaxConnectLen;
 //   - crypto/tls state: a record input buffer, which grows to hold what
 //     the socket's reads bring (a full record is 16 KiB of plaintext plus
 //     its overhead, and more may follow it: 27 and 41 KiB were measured

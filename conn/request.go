@@ -129,7 +129,7 @@ func exchange[S wire.Text](ctx context.Context, c *Conn, deadline time.Time, sub
 	if err := ctx.Err(); err != nil {
 		return Reply{}, err
 	}
-	if len(subject) > MaxRequestSubjectLen || len(payload) > c.maxPayload || len(header) > wire.MaxOutboundHeader {
+	if len(subject) > maxRequestSubjectLen || len(payload) > c.maxPayload || len(header) > wire.MaxOutboundHeader {
 		return Reply{}, ErrTooLarge
 	}
 	c.answered = false

@@ -46,7 +46,6 @@ func TestBoundsAgree(t *testing.T) {
 		{"refhost.MaxIdentifierLen == trigger.MaxTargetNameLen", refhost.MaxIdentifierLen, trigger.MaxTargetNameLen, false},
 		{"trigger.MaxControlLineBytes == parser.MaxLine", trigger.MaxControlLineBytes, parser.MaxLine, false},
 		{"trigger.MaxHeaderBytes == parser.MaxHeaderBlock", trigger.MaxHeaderBytes, parser.MaxHeaderBlock, false},
-		{"conn.MaxOutboundLine == wire.MaxControlLine", conn.MaxOutboundLine, wire.MaxControlLine, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
