@@ -28,8 +28,8 @@ const statusTrials = 3
 // the status goes straight to the send queue). On a single broker the
 // message comes first. Raw pulls through conn.Conn, one per node, see the
 // status as the first reply at least once, and conn.Conn.Await then reads
-// the message. pull.Consumer.Next, given the connection as its Follower,
-// returns the message whatever the order: every event is delivered once
+// the message. pull.Consumer.Next, given the connection (a Requester with
+// Await), returns the message whatever the order: every event is delivered once
 // and acknowledged, and the consumer ends with nothing pending.
 //
 // Before Next followed the status, the runtime's steps on an R3 consumer
