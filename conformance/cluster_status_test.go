@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
@@ -27,8 +28,8 @@ const statusTrials = 3
 // the status goes straight to the send queue). On a single broker the
 // message comes first. Raw pulls through conn.Conn, one per node, see the
 // status as the first reply at least once, and conn.Conn.Await then reads
-// the message. pull.Consumer.Next, given the connection as its Follower,
-// returns the message whatever the order: every event is delivered once
+// the message. pull.Consumer.Next, given the connection (a Requester with
+// Await), returns the message whatever the order: every event is delivered once
 // and acknowledged, and the consumer ends with nothing pending.
 //
 // Before Next followed the status, the runtime's steps on an R3 consumer
@@ -60,9 +61,11 @@ func TestClusterPullStatusBeforeMessage(t *testing.T) {
 		// A consumer just created may not yet have its interest at every
 		// node: the node answers 503 (no responders) and nothing was
 		// delivered. Pull again, within pullTimeout and 1,000 requests.
-		r, err := p.c.RequestDelivery(ctx, "$JS.API.CONSUMER.MSG.NEXT.ORDERS.worker", nil, p.p.NextBody())
+		deadline, _ := ctx.Deadline()
+		next := conn.Call{Subject: []byte(bind.NextSubject()), Payload: p.p.NextBody(), Delivery: true}
+		r, err := p.c.Exchange(ctx, deadline, next)
 		for again := 0; err == nil && r.Status == 503 && ctx.Err() == nil && again < 1000; again++ {
-			r, err = p.c.RequestDelivery(ctx, "$JS.API.CONSUMER.MSG.NEXT.ORDERS.worker", nil, p.p.NextBody())
+			r, err = p.c.Exchange(ctx, deadline, next)
 		}
 		if err != nil {
 			cancel()
@@ -83,7 +86,7 @@ func TestClusterPullStatusBeforeMessage(t *testing.T) {
 			}
 			first += ", the message " + time.Since(at).Round(time.Millisecond).String() + " later"
 		}
-		ack, err := p.c.RequestBytes(ctx, append([]byte(nil), r.ReplyTo...), nil, []byte("+ACK"))
+		ack, err := p.c.Exchange(ctx, deadline, conn.Call{Subject: append([]byte(nil), r.ReplyTo...), Payload: []byte("+ACK")})
 		cancel()
 		if err != nil || ack.Status != 0 || len(ack.Payload) != 0 {
 			t.Fatalf("trial %d: ack: status %d, %v", trial, ack.Status, err)

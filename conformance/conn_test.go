@@ -447,6 +447,59 @@ func BenchmarkConnRequest(b *testing.B) {
 	}
 }
 
+// BenchmarkConnEntryPoints measures the two request entry points on the
+// shape of pull's hot loop: one request after another on one connection,
+// each with its own bound, to a subject the caller holds as bytes in a
+// reused buffer and longer than 32 bytes, as an acknowledgement subject
+// is (the broker answers the no-responders status itself).
+//
+//   - exchange: Exchange under one long-lived context, the bound given as
+//     the deadline argument, the subject as the caller's bytes (what pull
+//     and the trigger runtime do);
+//   - request: Request, the bound given as a context of its own per call
+//     (context.WithDeadline, canceled after the call) and the subject
+//     converted to a string (what pull would do without Exchange);
+//   - request-detach: the same with Detach before the cancel, so the
+//     context's end runs nothing (see conn.Conn.Detach).
+func BenchmarkConnEntryPoints(b *testing.B) {
+	brk := brokertest.Start(b, broker.Options{Tenants: []string{"acme"}})
+	c := connDial(b, connConfig(b, brk, connMintUser(b, brk, connTenantUser)))
+	subject := []byte("allowed.nobody.ORDERS.worker.1.2.3.1764950400000000000.0")
+	check := func(b *testing.B, r conn.Reply, err error) {
+		if err != nil || r.Status != 503 {
+			b.Fatalf("request: status %d, %v", r.Status, err)
+		}
+	}
+	b.Run("exchange", func(b *testing.B) {
+		b.ReportAllocs()
+		ctx := b.Context()
+		for b.Loop() {
+			r, err := c.Exchange(ctx, time.Now().Add(time.Second), conn.Call{Subject: subject})
+			check(b, r, err)
+		}
+		c.Detach() // before b's context ends: its end then runs nothing
+	})
+	b.Run("request", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ctx, cancel := context.WithDeadline(b.Context(), time.Now().Add(time.Second))
+			r, err := c.Request(ctx, string(subject), nil, nil)
+			cancel()
+			check(b, r, err)
+		}
+	})
+	b.Run("request-detach", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ctx, cancel := context.WithDeadline(b.Context(), time.Now().Add(time.Second))
+			r, err := c.Request(ctx, string(subject), nil, nil)
+			c.Detach()
+			cancel()
+			check(b, r, err)
+		}
+	})
+}
+
 // TestConnRequestAllocations: with the broker in another process,
 // testing.AllocsPerRun counts this client's allocations: crypto/tls's
 // reader per record read (one more under the race detector) and nothing of
@@ -460,12 +513,13 @@ func TestConnRequestAllocations(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	subject := []byte("allowed.nobody")
+	deadline := time.Now().Add(20 * time.Second)
 	tests := []struct {
 		name    string
 		request func() (conn.Reply, error)
 	}{
 		{"Request", func() (conn.Reply, error) { return c.Request(ctx, "allowed.nobody", nil, nil) }},
-		{"RequestBytes", func() (conn.Reply, error) { return c.RequestBytes(ctx, subject, nil, nil) }},
+		{"Exchange", func() (conn.Reply, error) { return c.Exchange(ctx, deadline, conn.Call{Subject: subject}) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

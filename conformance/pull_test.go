@@ -347,7 +347,7 @@ func testStatuses(t *testing.T, b *broker.Broker) {
 			defer close(done)
 			ctx, cancel := context.WithTimeout(context.Background(), pullTimeout)
 			defer cancel()
-			_, err := holder.c.RequestDelivery(ctx, bind.NextSubject(), nil, []byte(`{"batch":1}`))
+			_, err := holder.c.Exchange(ctx, time.Now().Add(pullTimeout), conn.Call{Subject: []byte(bind.NextSubject()), Payload: []byte(`{"batch":1}`), Delivery: true})
 			held <- err
 		}()
 		adm.waitFor("the other pull waits", pullTimeout, func() bool {

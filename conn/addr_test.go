@@ -233,6 +233,18 @@ func TestRange(t *testing.T) {
 				if diff := cmp.Diff(tt.want+" "+tt.class.String(), p.String()+" "+class.String()); diff != "" {
 					t.Errorf("range and class (-want +got):\n%s", diff)
 				}
+				// The policy's refusal names the same range.
+				// The policy's refusal names the same range; a public
+				// address is accepted (an error without a range).
+				var ae *conn.AddressError
+				err = conn.CheckAddress(netip.AddrPortFrom(netip.MustParseAddr(a), 4222), netip.Addr{})
+				got := p
+				if errors.As(err, &ae) {
+					got = ae.Range
+				}
+				if got != p || (err == nil) != (class == conn.ClassPublic) {
+					t.Errorf("CheckAddress: %v, range %v; want the range %v", err, got, p)
+				}
 			})
 		}
 	}

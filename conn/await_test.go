@@ -39,7 +39,7 @@ func TestFakeAwait(t *testing.T) {
 		t.Fatalf("Await before any request: %v, want ErrNoRequest on an open connection", err)
 	}
 
-	r, err := c.RequestDelivery(ctx, "svc", nil, []byte("pull"))
+	r, err := c.Exchange(ctx, time.Now().Add(dialWithin), conn.Call{Subject: []byte("svc"), Payload: []byte("pull"), Delivery: true})
 	if err != nil || r.Status != 409 {
 		t.Fatalf("pull: status %d, %v; want 409", r.Status, err)
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/latent-systems/latent-nats/parser"
 )
 
-// CheckDrainWait bounds how long Check waits for the rest of input that had
+// checkDrainWait bounds how long Check waits for the rest of input that had
 // already begun to arrive on an idle connection (or, on a socket it cannot
 // peek at, for any input at all).
-const CheckDrainWait = 5 * time.Millisecond
+const checkDrainWait = 5 * time.Millisecond
 
 // peekResult is what a non-blocking look at the socket found.
 type peekResult uint8
@@ -31,9 +31,9 @@ const (
 // It reads only what has already arrived: the frames crypto/tls and the
 // parser hold, then, if a non-blocking peek at the socket (one system call
 // on Linux and the BSDs) finds input, that input, waiting at most
-// CheckDrainWait (and never past ctx's deadline) for the rest of a frame
-// that has begun to arrive. On a socket that cannot be peeked at it waits
-// CheckDrainWait for any input. PINGs are answered and INFOs read as during
+// 5 ms (checkDrainWait, and never past ctx's deadline) for the rest of a
+// frame that has begun to arrive. On a socket that cannot be peeked at it
+// waits those 5 ms for any input. PINGs are answered and INFOs read as during
 // a request, and so is a status-only message to the reply subject of a
 // request already made (a trailing status such as 2.14.6's "409 Batch
 // Completed" after a delivery) and the late answer to a request given up
@@ -55,7 +55,7 @@ func (c *Conn) Check(ctx context.Context) error {
 		return err
 	}
 	// ctx's end interrupts a wait of the probe (see canceller), which
-	// otherwise lasts at most CheckDrainWait.
+	// otherwise lasts at most checkDrainWait.
 	c.cancel.watch(ctx, c.raw)
 	c.rd.limit, _ = ctx.Deadline()
 	c.rd.until = time.Time{}

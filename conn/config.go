@@ -27,36 +27,26 @@ const (
 	// parser.MaxHeaderBlock.
 	MaxReadHeader = parser.MaxHeaderBlock
 
-	// DefaultMaxPayload is Config.MaxPayload when the field is zero: 64 KiB.
-	DefaultMaxPayload = 64 << 10
 	// MaxPayloadLimit caps Config.MaxPayload: 1 MiB, the server's default
 	// max_payload. It counts message bytes only, not the header block or
 	// the trailing CRLF.
 	MaxPayloadLimit = 1 << 20
-	// MaxOutboundLine caps the control line of a request this package
-	// writes (PUB or HPUB, op and CRLF included): the server's default
-	// max_control_line, as wire.MaxControlLine.
-	MaxOutboundLine = wire.MaxControlLine
-	// MaxRequestSubjectLen caps the subject of a request, in bytes. With
-	// the longest reply subject and size tokens the control line stays
-	// under MaxOutboundLine.
-	MaxRequestSubjectLen = 2048
 	// MaxInboxPrefixLen caps Config.InboxPrefix (see ValidInboxPrefix), in
 	// bytes: room for "_INBOX." and a 64-byte tenant token. The longest
 	// reply subject is then 124 bytes (prefix, '.', the 22-byte token,
-	// '.', 20 digits), so a request subject of MaxRequestSubjectLen bytes
-	// with it and the size tokens stays well inside MaxOutboundLine. It is
+	// '.', 20 digits), so a request subject of the longest accepted
+	// (maxRequestSubjectLen) with it and the size tokens stays well inside
+	// the control line this package writes (wire.MaxControlLine). It is
 	// the one bound of an inbox prefix: pull derives permissions only for a
 	// prefix that passes ValidInboxPrefix.
 	MaxInboxPrefixLen = 80
 	// MaxServerNameLen caps Config.ServerName (see ValidServerName), in
 	// bytes: the longest DNS name.
 	MaxServerNameLen = 253
-	// MaxClientNameLen caps Config.Name, in bytes.
-	MaxClientNameLen = 64
 	// MaxConnectLen caps the CONNECT line (with the SUB and PING written
 	// with it), CRLFs included. It is the write buffer's smallest size: a
-	// CONNECT needing more is refused rather than grown into.
+	// CONNECT needing more (a user JWT with many grants) is refused rather
+	// than grown into.
 	MaxConnectLen = 12 << 10
 	// MaxPingsPerExchange caps the server PINGs answered during one
 	// handshake, request or check; one more closes the connection
@@ -72,6 +62,20 @@ const (
 	MaxInfoNonceLen = 64
 	// DefaultInboxPrefix is Config.InboxPrefix when the field is empty.
 	DefaultInboxPrefix = "_INBOX"
+)
+
+// Limits of this package that no caller sets: the defaults and caps of
+// Config fields documented there, and the request subject's cap.
+const (
+	// defaultMaxPayload is Config.MaxPayload when the field is zero: 64 KiB.
+	defaultMaxPayload = 64 << 10
+	// maxRequestSubjectLen caps the subject of a request, in bytes. With
+	// the longest reply subject and size tokens the control line stays
+	// under wire.MaxControlLine, the cap of the control line of a request
+	// this package writes (PUB or HPUB, op and CRLF included).
+	maxRequestSubjectLen = 2048
+	// maxClientNameLen caps Config.Name, in bytes.
+	maxClientNameLen = 64
 )
 
 // Dialer opens the TCP socket: it is called once per Dial with network
@@ -111,7 +115,7 @@ type Config struct {
 	// current.
 	Credential *credential.Secret
 	// Name is the client name sent in CONNECT; optional, printable ASCII,
-	// at most MaxClientNameLen bytes.
+	// at most 64 bytes.
 	Name string
 	// InboxPrefix is the subject prefix of the private inbox: the
 	// connection subscribes "<prefix>.<22 random base62>.*", so a
@@ -120,7 +124,7 @@ type Config struct {
 	// MaxInboxPrefixLen bytes.
 	InboxPrefix string
 	// MaxPayload caps the payload of a request and of its reply, in bytes,
-	// 1 to MaxPayloadLimit; zero means DefaultMaxPayload. It sizes both
+	// 1 to MaxPayloadLimit; zero means 64 KiB. It sizes both
 	// buffers (see the package documentation).
 	MaxPayload int
 	// MaxControlLine caps each protocol line read from the server, CRLF
@@ -148,7 +152,7 @@ type Config struct {
 	// Rand is the source of the inbox prefix; nil means crypto/rand.
 	Rand io.Reader
 	// KeepUnanswered keeps the connection when a request that is not a
-	// delivery request (Call.Delivery, RequestDelivery) reaches its
+	// delivery request (Call.Delivery) reaches its
 	// deadline unanswered between frames: the call returns an error
 	// matching ErrUnanswered and context.DeadlineExceeded (not ErrClosed),
 	// and a reply to that request arriving later is discarded (see the
@@ -181,7 +185,7 @@ func (c *Config) validate() (validated, error) {
 	if c.Credential == nil {
 		return v, fmt.Errorf("%w: credential is required", ErrInvalidConfig)
 	}
-	if len(c.Name) > MaxClientNameLen || !printableASCII(c.Name) {
+	if len(c.Name) > maxClientNameLen || !printableASCII(c.Name) {
 		return v, fmt.Errorf("%w: client name", ErrInvalidConfig)
 	}
 	if v.prefix == "" {
@@ -191,7 +195,7 @@ func (c *Config) validate() (validated, error) {
 		return v, err
 	}
 	if v.maxPayload == 0 {
-		v.maxPayload = DefaultMaxPayload
+		v.maxPayload = defaultMaxPayload
 	}
 	if v.maxPayload < 1 || v.maxPayload > MaxPayloadLimit {
 		return v, fmt.Errorf("%w: max payload", ErrInvalidConfig)
@@ -220,7 +224,7 @@ func (v *validated) parserLimits() parser.Limits {
 
 // writeBufferSize is the capacity of the connection's write buffer.
 func writeBufferSize(maxPayload int) int {
-	return max(MaxOutboundLine+wire.MaxOutboundHeader+maxPayload+2, MaxConnectLen)
+	return max(wire.MaxControlLine+wire.MaxOutboundHeader+maxPayload+2, MaxConnectLen)
 }
 
 // ValidInboxPrefix checks an inbox prefix (Config.InboxPrefix once its

@@ -165,9 +165,9 @@ type sockReader struct {
 	pause func()
 }
 
-// bound is CheckDrainWait from now, never past the caller's deadline.
+// bound is checkDrainWait from now, never past the caller's deadline.
 func (r *sockReader) bound() time.Time {
-	b := time.Now().Add(CheckDrainWait)
+	b := time.Now().Add(checkDrainWait)
 	if !r.limit.IsZero() && r.limit.Before(b) {
 		return r.limit
 	}

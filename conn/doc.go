@@ -10,16 +10,16 @@
 // # Contents
 //
 //   - Configuration: Config, its validation and the defaults of optional
-//     fields; the address policy (AddrClass, Classify) applied before any
-//     socket is opened.
+//     fields; the address policy (CheckAddress, AddressError) applied
+//     before any socket is opened.
 //   - The handshake: Dial, a straight line of named steps (StepDial,
 //     StepTLS, StepInfo, StepAuthenticate, StepConnect); the few INFO fields
 //     the connection reads, with the project's one strict JSON path
 //     (internal/jsontree: keys matched exactly, repeated keys and invalid
 //     UTF-8 refused), everything that could steer it elsewhere ignored; the credential's TLS client certificate, presented when
 //     the server asks, and the server's refusal of it (clientcert.go).
-//   - Exchanges: Request, RequestBytes, RequestDelivery, Exchange, Call,
-//     Await and Reply, over the random inbox prefix and per-request reply
+//   - Exchanges (see Entry points): Request, Exchange with its Call, Await,
+//     Detach and Reply, over the random inbox prefix and per-request reply
 //     tokens; server PINGs and INFOs met while waiting, and -ERR text mapped
 //     onto an ErrKind.
 //   - Pooling: Check, a cheap staleness probe for an idle pooled connection,
@@ -29,6 +29,27 @@
 //   - The opt-in thread socket (see Thread socket).
 //   - Errors: sentinels, ErrKind, ServerError, Step, HandshakeError,
 //     AddressError and ClosedError.
+//
+// # Entry points
+//
+// Request is the one request call: a subject, an optional header block and
+// a payload, bounded by the deadline ctx carries. Everything that is not on
+// the pull loop's hot path uses it (the provisioning and dead-letter tools,
+// the harness).
+//
+// Exchange is the same request for the pull operations (pull.Requester):
+// the bound is an argument, so a caller bounds each operation without a
+// context of its own; the subject is bytes the caller keeps in a reused
+// buffer (an acknowledgement subject); Call.Delivery accepts a message the
+// server forwards under its own subject (a pulled message). Under one
+// context it allocates nothing of conn's own: on the pull loop's shape it
+// made 1 allocation per request where Request under a context per call
+// made 11 (docs/BENCHMARKS.md, "Request entry points").
+//
+// Await reads one more answer to the request answered last (a pull that a
+// replicated consumer answers with a status before its message), and
+// Detach ends the cancellation registration a call leaves behind (see
+// Deadlines) for a caller that ends its context after each call.
 //
 // # Deadlines
 //
@@ -44,7 +65,7 @@
 // arrived, gives up without closing (ErrUnanswered). Every request has a
 // reply subject of its own, "<inbox>.<n>" with n never reused on the
 // connection, so its late answer is told apart by its subject: up to
-// MaxUnanswered such subjects are remembered, and a message to one of
+// 4 such subjects (maxUnanswered) are remembered, and a message to one of
 // them, during a later request or a Check, is read and discarded (a
 // control frame of that call). A delivery request, a deadline met inside
 // a frame, a write cut short and ctx's cancellation still close the
@@ -109,9 +130,9 @@
 //
 //   - read buffer, owned by the parser: the two read caps + P + 2 bytes,
 //     16 KiB + P + 2 by default (the payload and its CRLF);
-//   - write buffer: 12 KiB + P + 2 bytes (MaxOutboundLine,
-//     wire.MaxOutboundHeader, the payload and its CRLF), at least
-//     MaxConnectLen;
+//   - write buffer: 12 KiB + P + 2 bytes (the control line,
+//     wire.MaxControlLine, wire.MaxOutboundHeader, the payload and its
+//     CRLF), at least MaxConnectLen;
 //   - crypto/tls state: a record input buffer, which grows to hold what
 //     the socket's reads bring (a full record is 16 KiB of plaintext plus
 //     its overhead, and more may follow it: 27 and 41 KiB were measured

@@ -223,17 +223,25 @@ func (e *HandshakeError) Error() string {
 func (e *HandshakeError) Unwrap() error { return e.Err }
 
 // AddressError reports an address the policy refuses; no socket was opened.
-// It matches ErrNotIPv4 or ErrNonPublicAddress.
+// It matches ErrNotIPv4, ErrNonPublicAddress, or ErrInvalidConfig for a
+// zero port. Its message names the address's IANA special-purpose class
+// (loopback, private, shared, link-local, documentation, benchmark,
+// reserved, unspecified, multicast, broadcast).
 type AddressError struct {
-	Addr  netip.AddrPort
-	Class AddrClass // zero when the address is not IPv4
+	Addr netip.AddrPort
+	// Range is the special-purpose range (RFC 6890 and its updates)
+	// holding Addr; the zero Prefix for a public address or one that is
+	// not IPv4.
+	Range netip.Prefix
 	Err   error
+
+	class addrClass // zero when the address is not IPv4
 }
 
 func (e *AddressError) Error() string {
 	class := ""
-	if e.Class != 0 {
-		class = " (" + e.Class.String() + ")"
+	if e.class != 0 {
+		class = " (" + e.class.String() + ")"
 	}
 	return "conn: address " + e.Addr.String() + class + ": " + trimPrefix(e.Err)
 }

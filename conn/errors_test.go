@@ -112,7 +112,7 @@ func TestErrorMessages(t *testing.T) {
 			"conn: handshake failed at info: parser: control line too long"},
 		{"closed deadline", &ClosedError{Err: context.DeadlineExceeded}, "conn: connection closed: context deadline exceeded"},
 		{"closed foreign", &ClosedError{Err: ErrForeignFrame}, "conn: connection closed: foreign frame"},
-		{"address", &AddressError{Addr: netip.MustParseAddrPort("10.0.0.1:4222"), Class: ClassPrivate, Err: ErrNonPublicAddress},
+		{"address", CheckAddress(netip.MustParseAddrPort("10.0.0.1:4222"), netip.Addr{}),
 			"conn: address 10.0.0.1:4222 (private): non-public address not allowed"},
 		{"address not ipv4", &AddressError{Addr: netip.MustParseAddrPort("[::1]:4222"), Err: ErrNotIPv4},
 			"conn: address [::1]:4222: address is not ipv4"},

@@ -1,6 +1,9 @@
 package conn
 
-import "net"
+import (
+	"net"
+	"net/netip"
+)
 
 // ProbeWaits reports how many of Check's reads had to wait for input.
 func ProbeWaits(c *Conn) uint64 { return c.rd.waits }
@@ -16,3 +19,38 @@ func SetCheckPause(c *Conn, pause func()) { c.rd.pause = pause }
 // CancelRegistered reports whether c holds a cancellation registration on
 // a caller's context (see canceller).
 func CancelRegistered(c *Conn) bool { return c.cancel.stop != nil }
+
+// The address classes and the range table, for the table tests of the
+// address policy.
+type AddrClass = addrClass
+
+const (
+	ClassPublic        = classPublic
+	ClassUnspecified   = classUnspecified
+	ClassLoopback      = classLoopback
+	ClassPrivate       = classPrivate
+	ClassShared        = classShared
+	ClassLinkLocal     = classLinkLocal
+	ClassDocumentation = classDocumentation
+	ClassBenchmark     = classBenchmark
+	ClassReserved      = classReserved
+	ClassMulticast     = classMulticast
+	ClassBroadcast     = classBroadcast
+)
+
+// Range is rangeOf.
+func Range(a netip.Addr) (netip.Prefix, AddrClass, error) { return rangeOf(a) }
+
+// Classify is the class rangeOf gives.
+func Classify(a netip.Addr) (AddrClass, error) {
+	_, class, err := rangeOf(a)
+	return class, err
+}
+
+// Limits no caller sets, for the tests at and past them.
+const (
+	MaxRequestSubjectLen = maxRequestSubjectLen
+	MaxClientNameLen     = maxClientNameLen
+	MaxUnanswered        = maxUnanswered
+	CheckDrainWait       = checkDrainWait
+)

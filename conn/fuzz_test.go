@@ -31,7 +31,7 @@ import (
 // check. Everything after StepTLS is the production code: the steps of
 // handshake.run from StepInfo on (fuzzHandshake lists them, and
 // TestFuzzSeamMatchesDial compares it with Dial itself), Request and
-// RequestDelivery, Close.
+// Exchange with Call.Delivery, Close.
 
 const (
 	fuzzServerName = "fuzz.test"
@@ -284,7 +284,7 @@ func causes(err error) []int {
 
 // FuzzConn feeds arbitrary server bytes, cut into TLS records anywhere, to
 // the handshake after TLS and then to up to fuzzRequests requests (bit i
-// of modes makes request i a RequestDelivery), and checks:
+// of modes makes request i a delivery request, Call.Delivery), and checks:
 //
 //   - every call returns, and none by running into its deadline: the
 //     input ends with the connection, so a call that waits for its
@@ -294,7 +294,7 @@ func causes(err error) []int {
 //     KindPermission on an open connection, or closes it and returns a
 //     *ClosedError with such a cause;
 //   - a reply answers this request: its subject is this request's reply
-//     subject, or, for RequestDelivery only, a forwarded message outside
+//     subject, or, for a delivery request only, a forwarded message outside
 //     the inbox; never the reply subject of another request;
 //   - the reply's slices stay within the caps (payload, header block,
 //     control line) and cannot be appended into the read buffer; the
@@ -302,7 +302,7 @@ func causes(err error) []int {
 //     fixed buffer;
 //   - at most MaxPingsPerExchange PONGs are written per exchange;
 //   - a closed connection closed its socket and stays closed: Request,
-//     RequestDelivery and Check return ErrClosed, Close returns nil.
+//     Exchange and Check return ErrClosed, Close returns nil.
 //
 // The committed corpus is in testdata/fuzz/FuzzConn.
 func FuzzConn(f *testing.F) {
@@ -372,7 +372,7 @@ func runFuzzConn(t *testing.T, env *fuzzEnv, input, cuts []byte, modes uint8, di
 		delivery := modes&(1<<i) != 0
 		var rep Reply
 		if delivery {
-			rep, err = c.RequestDelivery(ctx, "svc", nil, []byte("q"))
+			rep, err = c.Exchange(ctx, time.Now().Add(fuzzWithin), Call{Subject: []byte("svc"), Payload: []byte("q"), Delivery: true})
 		} else {
 			rep, err = c.Request(ctx, "svc", nil, []byte("q"))
 		}
@@ -487,8 +487,8 @@ func checkStaysClosed(t *testing.T, c *Conn, raw *closeRecorder) {
 	if _, err := c.Request(ctx, "svc", nil, nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Request on a closed connection: %v", err)
 	}
-	if _, err := c.RequestDelivery(ctx, "svc", nil, nil); !errors.Is(err, ErrClosed) {
-		t.Fatalf("RequestDelivery on a closed connection: %v", err)
+	if _, err := c.Exchange(ctx, time.Now().Add(fuzzWithin), Call{Subject: []byte("svc"), Delivery: true}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Exchange on a closed connection: %v", err)
 	}
 	if err := c.Check(ctx); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Check on a closed connection: %v", err)

@@ -193,9 +193,9 @@ func TestNewInboxPrefixLimit(t *testing.T) {
 	}
 }
 
-// TestLongestRequestFits: the longest request (a subject of MaxRequestSubjectLen
+// TestLongestRequestFits: the longest request (a subject of maxRequestSubjectLen
 // bytes, the longest reply subject of the longest inbox prefix, the largest
-// header block and payload) is encoded within MaxOutboundLine and into the
+// header block and payload) is encoded within wire.MaxControlLine and into the
 // write buffer without growing it.
 func TestLongestRequestFits(t *testing.T) {
 	ib, err := newInbox(nil, strings.Repeat("p", MaxInboxPrefixLen))
@@ -209,7 +209,7 @@ func TestLongestRequestFits(t *testing.T) {
 	if len(reply) != maxReplyLen {
 		t.Fatalf("reply subject %d bytes, want %d", len(reply), maxReplyLen)
 	}
-	subject := strings.Repeat("s", MaxRequestSubjectLen)
+	subject := strings.Repeat("s", maxRequestSubjectLen)
 	header := "NATS/1.0\r\nX: " + strings.Repeat("v", wire.MaxOutboundHeader-len("NATS/1.0\r\nX: \r\n\r\n")) + "\r\n\r\n"
 	payload := make([]byte, MaxPayloadLimit)
 	out, err := appendPub(c, subject, reply, []byte(header), payload)
@@ -217,8 +217,8 @@ func TestLongestRequestFits(t *testing.T) {
 		t.Fatalf("appendPub: %v", err)
 	}
 	line := out[:bytes.Index(out, []byte("\r\n"))+2]
-	if len(line) > MaxOutboundLine {
-		t.Errorf("control line %d bytes, over MaxOutboundLine %d", len(line), MaxOutboundLine)
+	if len(line) > wire.MaxControlLine {
+		t.Errorf("control line %d bytes, over wire.MaxControlLine %d", len(line), wire.MaxControlLine)
 	}
 	if &out[0] != &wbuf[:1][0] || cap(out) != cap(wbuf) {
 		t.Error("the longest request grew the write buffer")
@@ -235,7 +235,7 @@ func TestRequestPathAllocations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Conn{inbox: ib, wbuf: make([]byte, 0, writeBufferSize(DefaultMaxPayload)), maxPayload: DefaultMaxPayload, serverMax: DefaultMaxPayload}
+	c := &Conn{inbox: ib, wbuf: make([]byte, 0, writeBufferSize(defaultMaxPayload)), maxPayload: defaultMaxPayload, serverMax: defaultMaxPayload}
 	subject := []byte("$JS.ACK.ORDERS.worker.1.17.40.1767322245000000000.3")
 	header := []byte("NATS/1.0\r\nNats-Msg-Id: 7\r\n\r\n")
 	payload := []byte(`{"batch":1,"no_wait":true,"expires":100000000,"max_bytes":10240}`)
@@ -269,7 +269,7 @@ func TestRequestPathAllocations(t *testing.T) {
 // TestBufferSizes pins the per-connection memory the package documentation
 // states.
 func TestBufferSizes(t *testing.T) {
-	for _, p := range []int{1, DefaultMaxPayload, MaxPayloadLimit} {
+	for _, p := range []int{1, defaultMaxPayload, MaxPayloadLimit} {
 		v := validated{maxPayload: p, maxLine: parser.MaxLine, maxHeader: parser.MaxHeaderBlock}
 		got := [2]int{v.parserLimits().BufferSize(), writeBufferSize(p)}
 		want := [2]int{16<<10 + p + 2, max(12<<10+p+2, MaxConnectLen)}

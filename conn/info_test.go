@@ -98,7 +98,7 @@ func TestSendsConnectInfo(t *testing.T) {
 func TestAppendHandshakeLimit(t *testing.T) {
 	const inbox = "_INBOX.0000000000000000000000.*"
 	base := wire.Connect{User: "u", Pass: "x", Protocol: 1, Headers: true, NoResponders: true}
-	buf := make([]byte, 0, writeBufferSize(DefaultMaxPayload))
+	buf := make([]byte, 0, writeBufferSize(defaultMaxPayload))
 	out, err := appendHandshake(buf, &base, inbox)
 	if err != nil {
 		t.Fatalf("appendHandshake: %v", err)

@@ -12,8 +12,7 @@ import (
 
 // Reply is the message that answered a request. Its slices alias the
 // connection's read buffer and are valid until the next call on the Conn
-// (Request, RequestBytes, RequestDelivery, Check or Close); copy what must
-// outlive that.
+// (Request, Exchange, Await, Check or Close); copy what must outlive that.
 type Reply struct {
 	// Subject is the subject the message was published to: the request's
 	// reply subject, or for a forwarded delivery the delivered message's
@@ -31,7 +30,7 @@ type Reply struct {
 	// Payload is the message body, possibly empty.
 	Payload []byte
 	// Forwarded reports a message that reached the reply subject under its
-	// own subject (RequestDelivery only).
+	// own subject (Call.Delivery only).
 	Forwarded bool
 }
 
@@ -77,34 +76,6 @@ func (c *Conn) Request(ctx context.Context, subject string, header, payload []by
 	return exchange(ctx, c, deadline, subject, header, payload, false)
 }
 
-// RequestBytes is Request with the subject given as bytes, for a caller
-// that holds it in a reused buffer (an acknowledgement subject): the bytes
-// are read during the call only, copied into the write buffer before
-// anything is written, and never retained.
-func (c *Conn) RequestBytes(ctx context.Context, subject []byte, header, payload []byte) (Reply, error) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return Reply{}, ErrNoDeadline
-	}
-	return exchange(ctx, c, deadline, subject, header, payload, false)
-}
-
-// RequestDelivery is Request for a request whose answer may also be a
-// message the server forwards to the reply subject under that message's
-// own subject, as JetStream delivers a pulled message: such a message, on
-// the inbox subscription but not under the inbox prefix, is returned with
-// Forwarded set. A message under the inbox for another reply subject is
-// still foreign. Only one request is ever outstanding on a connection
-// (strictly sequential calls, a missed deadline closes it), so a forwarded
-// message can only answer this one.
-func (c *Conn) RequestDelivery(ctx context.Context, subject string, header, payload []byte) (Reply, error) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return Reply{}, ErrNoDeadline
-	}
-	return exchange(ctx, c, deadline, subject, header, payload, true)
-}
-
 // Call is one request for Exchange.
 type Call struct {
 	// Subject is where the request is published. Its bytes are read
@@ -115,15 +86,29 @@ type Call struct {
 	// HPUB); Payload is the body.
 	Header  []byte
 	Payload []byte
-	// Delivery accepts as the answer a message forwarded to the reply
-	// subject under its own subject, as RequestDelivery does.
+	// Delivery marks a request whose answer may also be a message the
+	// server forwards to the reply subject under that message's own
+	// subject, as JetStream delivers a pulled message: such a message, on
+	// the inbox subscription but not under the inbox prefix, is returned
+	// with Reply.Forwarded set. A message under the inbox for another
+	// reply subject is still foreign. Only one request is ever outstanding
+	// on a connection (strictly sequential calls, a missed deadline closes
+	// it), so a forwarded message can only answer this one.
 	Delivery bool
 }
 
-// Exchange is Request with its bound given explicitly: the request ends
-// by deadline, or by ctx's deadline when ctx has an earlier one, and ctx's
-// end interrupts it as it does Request. ctx need not carry a deadline; a
-// zero deadline is ErrNoDeadline. Outcomes are Request's.
+// Exchange is Request for a caller on a hot path (the pull operations):
+// its bound is given explicitly, so a caller bounds each operation without
+// a context of its own (the request ends by deadline, or by ctx's deadline
+// when ctx has an earlier one, and ctx's end interrupts it as it does
+// Request; ctx need not carry a deadline, a zero deadline is
+// ErrNoDeadline); the subject is given as bytes a caller keeps in a reused
+// buffer (an acknowledgement subject: read during the call only, copied
+// into the write buffer before anything is written, never retained); and
+// Call.Delivery accepts a forwarded delivery as the answer. Outcomes are
+// Request's. Under one context for many calls it allocates nothing of
+// conn's own, where Request under a context per call costs that context
+// and its registration (docs/BENCHMARKS.md, "Request entry points").
 func (c *Conn) Exchange(ctx context.Context, deadline time.Time, call Call) (Reply, error) {
 	if deadline.IsZero() {
 		return Reply{}, ErrNoDeadline
@@ -134,9 +119,9 @@ func (c *Conn) Exchange(ctx context.Context, deadline time.Time, call Call) (Rep
 	return exchange(ctx, c, deadline, call.Subject, call.Header, call.Payload, call.Delivery)
 }
 
-// exchange is the one request/reply of Request, RequestBytes,
-// RequestDelivery and Exchange, for a subject given as a string or as
-// bytes, bounded by deadline and interrupted by ctx's end.
+// exchange is the one request/reply of Request and Exchange, for a
+// subject given as a string or as bytes, bounded by deadline and
+// interrupted by ctx's end.
 func exchange[S wire.Text](ctx context.Context, c *Conn, deadline time.Time, subject S, header, payload []byte, forwarded bool) (Reply, error) {
 	if c.closed {
 		return Reply{}, ErrClosed
@@ -144,7 +129,7 @@ func exchange[S wire.Text](ctx context.Context, c *Conn, deadline time.Time, sub
 	if err := ctx.Err(); err != nil {
 		return Reply{}, err
 	}
-	if len(subject) > MaxRequestSubjectLen || len(payload) > c.maxPayload || len(header) > wire.MaxOutboundHeader {
+	if len(subject) > maxRequestSubjectLen || len(payload) > c.maxPayload || len(header) > wire.MaxOutboundHeader {
 		return Reply{}, ErrTooLarge
 	}
 	c.answered = false
@@ -178,7 +163,7 @@ func exchange[S wire.Text](ctx context.Context, c *Conn, deadline time.Time, sub
 
 // Await waits for one more message answering the request the connection
 // made last, once that request was answered: a message to its reply
-// subject or, for a delivery request (Call.Delivery, RequestDelivery), a
+// subject or, for a delivery request (Call.Delivery), a
 // message forwarded to it. It is for a server that sends the real answer
 // after a first reply: a JetStream consumer replicated in a cluster
 // answers a pull with "409 Batch Completed" at once and sends the message

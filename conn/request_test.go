@@ -229,7 +229,7 @@ func TestFakeRequestDelivery(t *testing.T) {
 	pull := func() (conn.Reply, error) {
 		ctx, cancel := context.WithTimeout(t.Context(), dialWithin)
 		defer cancel()
-		return c.RequestDelivery(ctx, "svc", nil, []byte("pull"))
+		return c.Exchange(ctx, time.Now().Add(dialWithin), conn.Call{Subject: []byte("svc"), Payload: []byte("pull"), Delivery: true})
 	}
 	type view struct {
 		Subject, ReplyTo, Payload, Description string
@@ -357,10 +357,10 @@ func TestFakeTrailingStatus(t *testing.T) {
 	}
 }
 
-// TestFakeRequestBytes: RequestBytes writes the same PUB as Request, and
-// refuses the same subjects before writing anything; the caller's bytes
-// may be reused as soon as it returns.
-func TestFakeRequestBytes(t *testing.T) {
+// TestFakeExchangeBytes: Exchange writes the same PUB as Request for a
+// subject given as bytes, and refuses the same subjects before writing
+// anything; the caller's bytes may be reused as soon as it returns.
+func TestFakeExchangeBytes(t *testing.T) {
 	f := startFake(t, fakeserver.Config{Script: script(
 		greet(infoJSON),
 		expectPub("1", "+ACK"),
@@ -386,13 +386,13 @@ func TestFakeRequestBytes(t *testing.T) {
 		{"past the cap", []byte(strings.Repeat("s", conn.MaxRequestSubjectLen+1)), conn.ErrTooLarge},
 	}
 	for _, tt := range refused {
-		if _, err := c.RequestBytes(ctx, tt.subject, nil, nil); !errors.Is(err, tt.want) || c.Closed() {
+		if _, err := c.Exchange(ctx, time.Now().Add(dialWithin), conn.Call{Subject: tt.subject}); !errors.Is(err, tt.want) || c.Closed() {
 			t.Fatalf("%s: error = %v (closed %v), want %v with the connection open", tt.name, err, c.Closed(), tt.want)
 		}
 	}
-	r, err := c.RequestBytes(ctx, subject, nil, []byte("+ACK"))
+	r, err := c.Exchange(ctx, time.Now().Add(dialWithin), conn.Call{Subject: subject, Payload: []byte("+ACK")})
 	if err != nil || len(r.Payload) != 0 || string(r.Subject) != fakeInbox+".1" {
-		t.Fatalf("RequestBytes: %q %q, %v (script: %v)", r.Subject, r.Payload, err, f.session(t).Err)
+		t.Fatalf("Exchange: %q %q, %v (script: %v)", r.Subject, r.Payload, err, f.session(t).Err)
 	}
 	copy(subject, "xxx") // the subject's bytes are free again
 	r, err = c.Request(ctx, "svc", nil, []byte("again"))

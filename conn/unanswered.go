@@ -6,22 +6,22 @@ import (
 	"fmt"
 )
 
-// MaxUnanswered is how many requests kept unanswered (Config.KeepUnanswered)
+// maxUnanswered is how many requests kept unanswered (Config.KeepUnanswered)
 // a connection remembers: a late reply to one of them is read and
 // discarded. Past that the oldest is forgotten, and a reply to it, should
 // one still come, is foreign (ErrForeignFrame: the connection is closed).
-const MaxUnanswered = 4
+const maxUnanswered = 4
 
 // unanswered is the ring of reply sequence numbers (see inbox) of the
 // requests a connection gave up waiting for while keeping the connection.
 type unanswered struct {
-	seqs [MaxUnanswered]uint64 // 0: empty
+	seqs [maxUnanswered]uint64 // 0: empty
 	next int
 }
 
 func (u *unanswered) add(seq uint64) {
 	u.seqs[u.next] = seq
-	u.next = (u.next + 1) % MaxUnanswered
+	u.next = (u.next + 1) % maxUnanswered
 }
 
 func (u *unanswered) has(seq uint64) bool {

@@ -14,11 +14,11 @@ const (
 
 	// MaxTermReasonLen bounds Command.Reason of a TERM, in bytes.
 	MaxTermReasonLen = 128
-
-	// MaxCommandLen is the longest acknowledgement payload AppendCommand
-	// writes: "+TERM " and a reason of MaxTermReasonLen bytes.
-	MaxCommandLen = len(termPrefix) + 1 + MaxTermReasonLen
 )
+
+// maxCommandLen is the longest acknowledgement payload appendCommand
+// writes: "+TERM " and a reason of MaxTermReasonLen bytes.
+const maxCommandLen = len(termPrefix) + 1 + MaxTermReasonLen
 
 // Acknowledgement payloads (nats-server 2.14.6 consumer.go AckAck, AckNak,
 // AckTerm; processNak reads the JSON delay in nanoseconds).
@@ -117,11 +117,23 @@ func validReason(r string) error {
 	return nil
 }
 
-// AppendCommand validates c and appends its payload to dst: "+ACK",
+// String returns the payload Ack sends for c: "+ACK", "+TERM",
+// "+TERM <reason>" or `-NAK {"delay":<ns>}`; "invalid" when c is not
+// valid (see Validate).
+func (c Command) String() string {
+	var buf [maxCommandLen]byte
+	b, err := appendCommand(buf[:0], c)
+	if err != nil {
+		return "invalid"
+	}
+	return string(b)
+}
+
+// appendCommand validates c and appends its payload to dst: "+ACK",
 // "+TERM", "+TERM <reason>" or `-NAK {"delay":<ns>}`. On error dst is
-// returned unchanged. It does not allocate when dst has MaxCommandLen bytes
+// returned unchanged. It does not allocate when dst has maxCommandLen bytes
 // of room.
-func AppendCommand(dst []byte, c Command) ([]byte, error) {
+func appendCommand(dst []byte, c Command) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return dst, err
 	}

@@ -46,31 +46,39 @@ func TestAppendCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dst := []byte("keep")
-			got, err := AppendCommand(dst, tt.cmd)
+			got, err := appendCommand(dst, tt.cmd)
 			if !errors.Is(err, tt.err) {
-				t.Fatalf("AppendCommand() error = %v, want %v", err, tt.err)
+				t.Fatalf("appendCommand() error = %v, want %v", err, tt.err)
 			}
 			want := "keep" + tt.want
 			if string(got) != want {
-				t.Errorf("AppendCommand() = %q, want %q", got, want)
+				t.Errorf("appendCommand() = %q, want %q", got, want)
+			}
+			// String is the same payload, "invalid" where it is refused.
+			wantString := "invalid"
+			if tt.err == nil {
+				wantString = tt.want
+			}
+			if diff := cmp.Diff(wantString, tt.cmd.String()); diff != "" {
+				t.Errorf("String() (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
 func TestAppendCommandDoesNotAllocate(t *testing.T) {
-	var buf [MaxCommandLen]byte
+	var buf [maxCommandLen]byte
 	cmds := []Command{Ack(), Nak(MaxNakDelay), Term(strings.Repeat("r", MaxTermReasonLen))}
 	allocs := testing.AllocsPerRun(100, func() {
 		for _, c := range cmds {
-			out, err := AppendCommand(buf[:0], c)
-			if err != nil || len(out) > MaxCommandLen {
+			out, err := appendCommand(buf[:0], c)
+			if err != nil || len(out) > maxCommandLen {
 				t.Fatal(err, len(out))
 			}
 		}
 	})
 	if allocs != 0 {
-		t.Errorf("AppendCommand allocates %v times", allocs)
+		t.Errorf("appendCommand allocates %v times", allocs)
 	}
 }
 
@@ -78,12 +86,12 @@ func TestEnumStrings(t *testing.T) {
 	got := []string{
 		ActionAck.String(), ActionNak.String(), ActionTerm.String(), Action(0).String(),
 		OutcomeVerified.String(), OutcomeVerifiedLate.String(), OutcomeUncertain.String(), Outcome(9).String(),
-		OpInspect.String(), OpNext.String(), OpAck.String(), Op(0).String(),
+		opInspect.String(), opNext.String(), opAck.String(), operation(0).String(),
 	}
 	want := []string{
 		"ack", "nak", "term", "Action(0)",
 		"verified", "verified late", "uncertain", "Outcome(9)",
-		"inspect", "next", "ack", "Op(0)",
+		"inspect", "next", "ack", "operation(0)",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("String() (-want +got):\n%s", diff)

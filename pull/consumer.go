@@ -28,6 +28,15 @@ import (
 // conn.ErrUnanswered mean nothing was written; any other error means the
 // request may have been written (an acknowledgement given up unanswered on
 // a kept connection is as uncertain as one whose connection closed).
+//
+// A Requester that also has the method
+//
+//	Await(ctx context.Context, deadline time.Time) (conn.Reply, error)
+//
+// as *conn.Conn does, reading one more message answering the request it
+// answered last, lets Next read a message that a replicated consumer sends
+// after "409 Batch Completed" (see follower); without it Next returns
+// KindBatchCompleted and the message arrives during the next request.
 type Requester interface {
 	Exchange(ctx context.Context, deadline time.Time, call conn.Call) (conn.Reply, error)
 }
@@ -41,17 +50,17 @@ type clusterReporter interface {
 	Clustered() bool
 }
 
-// Follower is a Requester that can also read one more message answering
-// the request it answered last (conn.Conn's Await). Next uses it when the
+// follower is a Requester that can also read one more message answering
+// the request it answered last (conn.Conn's Await; see Requester). Next uses it when the
 // first reply to a pull is "409 Batch Completed": nats-server 2.14.6 sends
 // that status only after delivering a message to the request (consumer.go,
 // getNextMsg's loop: the batch filled while max_bytes had room left), and
 // for a consumer replicated in a cluster it sends the status at once but
 // the message only once the consumer's delivered state has a quorum
 // (deliverMsg, replicateDeliveries), so the message follows the status. A
-// Requester that is no Follower gets KindBatchCompleted, and the message
+// Requester that is no follower gets KindBatchCompleted, and the message
 // arrives during its next request.
-type Follower interface {
+type follower interface {
 	Requester
 	Await(ctx context.Context, deadline time.Time) (conn.Reply, error)
 }
@@ -185,10 +194,10 @@ func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
 		if rep.Status == 503 && len(rep.Description) == 0 && len(rep.Payload) == 0 {
 			return Pending{}, ErrNoResponders
 		}
-		return Pending{}, &ReplyError{Op: OpInspect, Err: ErrUnknownStatus}
+		return Pending{}, &ReplyError{op: opInspect, Err: ErrUnknownStatus}
 	}
 	if rep.Forwarded || len(rep.ReplyTo) != 0 || len(rep.Header) != 0 {
-		return Pending{}, &ReplyError{Op: OpInspect, Err: ErrUnexpectedReply}
+		return Pending{}, &ReplyError{op: opInspect, Err: ErrUnexpectedReply}
 	}
 	var ci consumerInfo
 	if err := decodeInfo(rep.Payload, &ci); err != nil {
@@ -227,13 +236,13 @@ func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 		return Result{}, fmt.Errorf("pull: next: %w", err)
 	}
 	res, err := c.classifyNext(&rep, sentAt)
-	f, ok := r.(Follower)
+	f, ok := r.(follower)
 	if err != nil || res.Kind != KindBatchCompleted || !ok {
 		return res, err
 	}
 	// "409 Batch Completed" as the first reply: the broker delivered a
 	// message to this request and sends it after the status (a replicated
-	// consumer, see Follower). It is read within the same bound.
+	// consumer, see follower). It is read within the same bound.
 	rep, err = f.Await(ctx, deadline)
 	if err != nil {
 		return Result{}, fmt.Errorf("pull: next: %w", err)
@@ -247,7 +256,7 @@ func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 		// message: the broker redelivers it after the ack wait.
 		return res, nil
 	}
-	return Result{}, &ReplyError{Op: OpNext, Err: ErrUnexpectedReply}
+	return Result{}, &ReplyError{op: opNext, Err: ErrUnexpectedReply}
 }
 
 // Ack sends cmd for the delivery d and waits for the broker's receipt,
@@ -262,7 +271,7 @@ func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 // VerifiedLate with a nil error, or Uncertain with a *ReceiptError whose
 // cause may itself match ErrCloseConnection.
 func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Command) (Receipt, error) {
-	payload, err := AppendCommand(c.s.cmd[:0], cmd)
+	payload, err := appendCommand(c.s.cmd[:0], cmd)
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -288,7 +297,7 @@ func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Comman
 		return rec, &ReceiptError{Err: ErrNoResponders}
 	}
 	rec.Outcome = OutcomeUncertain
-	return rec, &ReceiptError{Err: &ReplyError{Op: OpAck, Err: ErrUnexpectedReply}}
+	return rec, &ReceiptError{Err: &ReplyError{op: opAck, Err: ErrUnexpectedReply}}
 }
 
 // notWritten reports whether a Requester error proves that nothing was

@@ -21,10 +21,10 @@
 //     profile check and [Mismatch].
 //   - The pull: its request body, the classification of its reply,
 //     [Delivery]; [Kind] and [Class], one Kind per status the broker sends.
-//   - Acknowledgement: [Command], [AppendCommand], [Outcome] and [Receipt].
+//   - Acknowledgement: [Command] (its String is the payload sent),
+//     [Outcome] and [Receipt].
 //   - Permissions: [DerivePermissions].
-//   - Errors: [Op], the operation named in errors; sentinels and the typed
-//     errors [BindingError], [InfoError], [APIError], [ProfileError],
+//   - Errors: sentinels and the typed errors [BindingError], [InfoError], [APIError], [ProfileError],
 //     [ReplyError], [ReceiptError].
 //
 // # The profile
@@ -71,8 +71,9 @@
 // belongs to a request that is already answered; discarding it is the
 // connection's business (it arrives on an earlier reply subject). A
 // consumer replicated in a cluster sends the status first and the message
-// once its delivered state has a quorum: through a [Follower] (conn.Conn),
-// Next reads the message after the status within the pull's bound.
+// once its delivered state has a quorum: through a Requester that also has
+// conn.Conn's Await method (see [Requester]), Next reads the message after
+// the status within the pull's bound.
 //
 // A [Delivery] is valid until the next [Consumer.Next] on its Consumer, or
 // on any Consumer sharing its [Scratch] ([Options].Scratch): its ack subject

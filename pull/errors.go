@@ -166,17 +166,22 @@ func (e *ProfileError) Error() string {
 func (e *ProfileError) Unwrap() error { return ErrProfileMismatch }
 
 // ReplyError reports a reply after which the connection must be closed.
+// Its message names the operation that received the reply.
 type ReplyError struct {
-	// Op is the operation that received the reply.
-	Op Op
 	// Err is the reason: ErrUnexpectedReply, ErrUnknownStatus,
 	// ErrBadAckSubject (wrapping the acksubject error), ErrWrongConsumer or
 	// ErrOverCeiling.
 	Err error
+
+	op operation
 }
 
 func (e *ReplyError) Error() string {
-	return "pull: " + e.Op.String() + ": " + trimPrefix(e.Err.Error()) + "; connection must be closed"
+	op := ""
+	if e.op != 0 {
+		op = e.op.String() + ": "
+	}
+	return "pull: " + op + trimPrefix(e.Err.Error()) + "; connection must be closed"
 }
 
 // Unwrap returns ErrCloseConnection and the reason.

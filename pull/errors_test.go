@@ -22,8 +22,8 @@ func TestErrorMessages(t *testing.T) {
 		{&InfoError{Offset: 7, err: errJSONUnknown}, "pull: malformed consumer info at offset 7: too many unknown fields in one object", []error{ErrMalformedInfo}},
 		{&APIError{Code: 503, ErrCode: 10039}, "pull: jetstream api error 503/10039", []error{ErrAPI}},
 		{&ProfileError{Mismatches: []Mismatch{{Field: "max_bytes"}}}, "pull: consumer does not match the profile: max_bytes", []error{ErrProfileMismatch}},
-		{&ReplyError{Op: OpNext, Err: ErrOverCeiling}, "pull: next: payload over the ceiling; connection must be closed", []error{ErrCloseConnection, ErrOverCeiling}},
-		{&ReplyError{Op: OpNext, Err: fmt.Errorf("%w: %w", ErrBadAckSubject, ackErr)}, "", []error{ErrCloseConnection, ErrBadAckSubject, acksubject.ErrInvalid}},
+		{&ReplyError{op: opNext, Err: ErrOverCeiling}, "pull: next: payload over the ceiling; connection must be closed", []error{ErrCloseConnection, ErrOverCeiling}},
+		{&ReplyError{op: opNext, Err: fmt.Errorf("%w: %w", ErrBadAckSubject, ackErr)}, "", []error{ErrCloseConnection, ErrBadAckSubject, acksubject.ErrInvalid}},
 		{&ReceiptError{Err: ErrNoResponders}, "pull: acknowledgement uncertain: no responders", []error{ErrNotVerified, ErrNoResponders}},
 	}
 	for _, tt := range tests {

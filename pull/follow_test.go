@@ -69,5 +69,9 @@ func TestFakeServerStatusBeforeMessage(t *testing.T) {
 	})
 }
 
-// conn.Conn is the Follower the runtime hands to Next.
-var _ pull.Follower = (*conn.Conn)(nil)
+// conn.Conn has the Await method through which Next follows a status with
+// its message (see pull.Requester).
+var _ interface {
+	pull.Requester
+	Await(ctx context.Context, deadline time.Time) (conn.Reply, error)
+} = (*conn.Conn)(nil)

@@ -46,8 +46,8 @@ const (
 	// KindBatchCompleted: 409 Batch Completed. The broker sends it after a
 	// delivered message when max_bytes had room left. As the first reply
 	// to a request it comes before the message it follows (a replicated
-	// consumer): Next reads that message through a Follower; only a
-	// Requester that is no Follower sees this Kind.
+	// consumer): Next reads that message through a Requester's Await
+	// method (see Requester); only a Requester without one sees this Kind.
 	KindBatchCompleted
 	// KindNoResponders: 503, nothing listens on the pull subject (the
 	// consumer does not exist).

@@ -113,25 +113,25 @@ type Result struct {
 func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error) {
 	if r.Status != 0 {
 		if r.Forwarded || len(r.ReplyTo) != 0 || len(r.Payload) != 0 {
-			return Result{}, &ReplyError{Op: OpNext, Err: ErrUnexpectedReply}
+			return Result{}, &ReplyError{op: opNext, Err: ErrUnexpectedReply}
 		}
 		k := statusKind(r.Status, r.Description)
 		if k == 0 {
-			return Result{}, &ReplyError{Op: OpNext, Err: ErrUnknownStatus}
+			return Result{}, &ReplyError{op: opNext, Err: ErrUnknownStatus}
 		}
 		return Result{Kind: k}, nil
 	}
 	if !r.Forwarded || len(r.ReplyTo) == 0 {
-		return Result{}, &ReplyError{Op: OpNext, Err: ErrUnexpectedReply}
+		return Result{}, &ReplyError{op: opNext, Err: ErrUnexpectedReply}
 	}
 	if string(r.Subject) != c.b.FilterSubject {
-		return Result{}, &ReplyError{Op: OpNext, Err: ErrWrongConsumer}
+		return Result{}, &ReplyError{op: opNext, Err: ErrWrongConsumer}
 	}
 	if len(r.Payload) > c.b.PayloadCeiling {
-		return Result{}, &ReplyError{Op: OpNext, Err: ErrOverCeiling}
+		return Result{}, &ReplyError{op: opNext, Err: ErrOverCeiling}
 	}
 	if len(r.ReplyTo) > acksubject.MaxLen {
-		return Result{}, &ReplyError{Op: OpNext, Err: ErrBadAckSubject}
+		return Result{}, &ReplyError{op: opNext, Err: ErrBadAckSubject}
 	}
 	// The ack subject is copied into the Scratch's buffer and parsed
 	// there: the exact bytes Ack will publish to are the ones checked.
@@ -153,12 +153,12 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 	}
 	if err != nil {
 		if errors.Is(err, acksubject.ErrMismatch) {
-			return Result{}, &ReplyError{Op: OpNext, Err: ErrWrongConsumer}
+			return Result{}, &ReplyError{op: opNext, Err: ErrWrongConsumer}
 		}
 		if unsupportedAck(err, stored) {
 			return Result{}, ErrUnsupportedAck
 		}
-		return Result{}, &ReplyError{Op: OpNext, Err: fmt.Errorf("%w: %w", ErrBadAckSubject, err)}
+		return Result{}, &ReplyError{op: opNext, Err: fmt.Errorf("%w: %w", ErrBadAckSubject, err)}
 	}
 	if info.AccountHash != "" {
 		c.accountHash = info.AccountHash

@@ -187,7 +187,7 @@ func TestNextForeignReplies(t *testing.T) {
 			f := &fakeRequester{reply: tt.reply}
 			_, err := newTestConsumer(t, &fakeClock{}).Next(context.Background(), f)
 			var re *ReplyError
-			if !errors.Is(err, tt.want) || !errors.Is(err, ErrCloseConnection) || !errors.As(err, &re) || re.Op != OpNext {
+			if !errors.Is(err, tt.want) || !errors.Is(err, ErrCloseConnection) || !errors.As(err, &re) || re.op != opNext {
 				t.Fatalf("Next() = %v, want %v closing the connection", err, tt.want)
 			}
 		})

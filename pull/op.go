@@ -2,28 +2,29 @@ package pull
 
 import "strconv"
 
-// Op names the three operations of a pull visit.
-type Op uint8
+// operation names the three operations of a pull visit in the messages of
+// a *ReplyError (the caller knows which one it called).
+type operation uint8
 
 const (
-	// OpInspect is the consumer-info request.
-	OpInspect Op = iota + 1
-	// OpNext is the pull request for one message.
-	OpNext
-	// OpAck is the acknowledgement with its receipt.
-	OpAck
+	// opInspect is the consumer-info request.
+	opInspect operation = iota + 1
+	// opNext is the pull request for one message.
+	opNext
+	// opAck is the acknowledgement with its receipt.
+	opAck
 )
 
-// String returns "inspect", "next" or "ack", or "Op(n)" outside the
+// String returns "inspect", "next" or "ack", or "operation(n)" outside the
 // enumeration.
-func (o Op) String() string {
+func (o operation) String() string {
 	switch o {
-	case OpInspect:
+	case opInspect:
 		return "inspect"
-	case OpNext:
+	case opNext:
 		return "next"
-	case OpAck:
+	case opAck:
 		return "ack"
 	}
-	return "Op(" + strconv.Itoa(int(o)) + ")"
+	return "operation(" + strconv.Itoa(int(o)) + ")"
 }

@@ -4,7 +4,7 @@ import "github.com/latent-systems/latent-nats/acksubject"
 
 // Scratch is the working memory of the operations that only the binding
 // being visited uses: the buffer an acknowledgement command is written
-// into (MaxCommandLen bytes), the buffer holding the ack subject of the
+// into (maxCommandLen bytes), the buffer holding the ack subject of the
 // latest delivery (acksubject.MaxLen bytes) with the generation that
 // counts pulls. Consumers that are never used at the same time,
 // such as the bindings one loop visits in turn, share one Scratch through
@@ -19,7 +19,7 @@ import "github.com/latent-systems/latent-nats/acksubject"
 // not be called concurrently with each other. The zero value is ready to
 // use; a Scratch must not be copied after first use.
 type Scratch struct {
-	cmd [MaxCommandLen]byte
+	cmd [maxCommandLen]byte
 	ack ackBuffer // the ack subject of the latest delivery
 }
 

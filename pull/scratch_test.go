@@ -63,7 +63,7 @@ func TestConsumerHoldsNoBuffer(t *testing.T) {
 	if got := unsafe.Sizeof(Consumer{}); got >= uintptr(acksubject.MaxLen) {
 		t.Errorf("unsafe.Sizeof(Consumer{}) = %d, want less than the ack-subject buffer (%d)", got, acksubject.MaxLen)
 	}
-	if got, want := unsafe.Sizeof(Scratch{}), uintptr(MaxCommandLen+acksubject.MaxLen); got < want {
+	if got, want := unsafe.Sizeof(Scratch{}), uintptr(maxCommandLen+acksubject.MaxLen); got < want {
 		t.Errorf("unsafe.Sizeof(Scratch{}) = %d, want at least the two buffers (%d)", got, want)
 	}
 }

@@ -300,23 +300,20 @@ func (d Destination) validate(vs *violationList, path string) {
 	if d.Address.IsValid() {
 		got = quoted(d.Address.String())
 	}
-	// The address policy is conn's (CheckAddress), with the address
-	// itself as the one non-public address allowed when the opt-in is
-	// set, as the runtime dials it; the configuration adds that the
-	// opt-in is refused on a public address.
-	var allow netip.Addr
-	if d.AllowNonPublic {
-		allow = d.Address.Addr()
-	}
-	err := conn.CheckAddress(d.Address, allow)
-	prefix, class, _ := conn.Range(d.Address.Addr())
+	// The address policy is conn's (CheckAddress): with the address
+	// itself allowed, as the runtime dials it under the opt-in, only an
+	// address never dialled fails; with nothing allowed, every non-public
+	// one does, naming its range. The configuration adds that the opt-in
+	// is refused on a public address.
+	var ae *conn.AddressError
+	nonPublic := conn.CheckAddress(d.Address, netip.Addr{})
 	switch {
-	case err != nil && (!class.Dialable() || !errors.Is(err, conn.ErrNonPublicAddress)):
+	case conn.CheckAddress(d.Address, d.Address.Addr()) != nil:
 		vs.addDetail(jsontree.Field(path, "address"), RuleAddress, Detail{Got: got, Want: addressWant, Fix: addressFix})
-	case err != nil:
+	case errors.As(nonPublic, &ae) && !d.AllowNonPublic:
 		vs.addDetail(jsontree.Field(path, "address"), RuleNonPublic, Detail{
-			Got: got, Want: "is in the non-public range " + prefix.String(), Fix: nonPublicFix})
-	case class == conn.ClassPublic && d.AllowNonPublic:
+			Got: got, Want: "is in the non-public range " + ae.Range.String(), Fix: nonPublicFix})
+	case nonPublic == nil && d.AllowNonPublic:
 		vs.addDetail(jsontree.Field(path, "allow_non_public"), RuleNeedlessOptIn, Detail{
 			Got: "true", Want: "is set for the public address " + got, Fix: "remove allow_non_public"})
 	}

@@ -68,16 +68,17 @@ func genDestination(roots []string) *rapid.Generator[Destination] {
 		for i := range a {
 			a[i] = rapid.Byte().Draw(t, "octet")
 		}
-		addr := netip.AddrFrom4(a)
-		class, _ := conn.Classify(addr)
-		if !class.Dialable() {
-			addr, class = netip.AddrFrom4([4]byte{127, 0, 0, 1}), conn.ClassLoopback
+		addr := netip.AddrPortFrom(netip.AddrFrom4(a), rapid.Uint16Range(1, 65535).Draw(t, "port"))
+		// An address never dialled (conn's policy refuses it even when
+		// allowed) becomes loopback; a non-public one carries the opt-in.
+		if conn.CheckAddress(addr, addr.Addr()) != nil {
+			addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), addr.Port())
 		}
 		d := Destination{
-			Address:        netip.AddrPortFrom(addr, rapid.Uint16Range(1, 65535).Draw(t, "port")),
+			Address:        addr,
 			ServerName:     rapid.StringMatching(`[a-z]([a-z0-9-]{0,10}[a-z0-9])?(\.[a-z0-9]{1,8}){0,3}`).Draw(t, "server name"),
 			RootCAsPEM:     rapid.SampledFrom(roots).Draw(t, "roots"),
-			AllowNonPublic: class != conn.ClassPublic,
+			AllowNonPublic: conn.CheckAddress(addr, netip.Addr{}) != nil,
 		}
 		if rapid.Bool().Draw(t, "pinned") {
 			d.SPKISHA256 = rapid.StringMatching(`[0-9a-f]{64}`).Draw(t, "pin")

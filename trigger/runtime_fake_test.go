@@ -454,11 +454,7 @@ func (l *fakeLink) next(ctx context.Context, b *bindingState) (pulled, error) {
 }
 
 func cmdText(c pull.Command) string {
-	b, err := pull.AppendCommand(nil, c)
-	if err != nil {
-		return "invalid"
-	}
-	return string(b)
+	return c.String()
 }
 
 func (l *fakeLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (pull.Receipt, error) {

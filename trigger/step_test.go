@@ -274,7 +274,7 @@ func TestExchangeErrors(t *testing.T) {
 		{"no responders", pull.ErrNoResponders, ClassConsumerMissing, false},
 		{"api", &pull.APIError{Code: 500, ErrCode: 10001}, ClassAPI, false},
 		{"permission", &conn.ServerError{Kind: conn.KindPermission}, ClassBrokerPermission, false},
-		{"reply", &pull.ReplyError{Op: pull.OpNext, Err: pull.ErrWrongConsumer}, ClassProtocol, true},
+		{"reply", &pull.ReplyError{Err: pull.ErrWrongConsumer}, ClassProtocol, true},
 		{"foreign", &conn.ClosedError{Err: conn.ErrForeignFrame}, ClassProtocol, true},
 		{"deadline", &conn.ClosedError{Err: context.DeadlineExceeded}, ClassConnection, true},
 		{"other", errTest, ClassInternal, false},

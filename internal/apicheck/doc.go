@@ -24,7 +24,7 @@
 //	trigger type Outcome uint8
 //	trigger const OutcomeSuccess Outcome
 //	trigger method (Host) ReserveInbound(context.Context, InboundRequest) (Inbound, error)
-//	pull embed Follower.Requester
+//	wire embed Text.~string | ~[]byte
 //	trigger func Install(*Pools, string, uint64, uint64, Config, []Credential) (*Triggers, *Monitor, error)
 //
 // Types are written as in the source, with parameter and result names

@@ -42,7 +42,6 @@ func TestBoundsAgree(t *testing.T) {
 		{"trigger.MaxPayloadBytes == pull.MaxPayloadCeiling", trigger.MaxPayloadBytes, pull.MaxPayloadCeiling, false},
 		{"trigger.MaxControlLineBytes == parser.MaxLine", trigger.MaxControlLineBytes, parser.MaxLine, false},
 		{"trigger.MaxHeaderBytes == parser.MaxHeaderBlock", trigger.MaxHeaderBytes, parser.MaxHeaderBlock, false},
-		{"conn.MaxOutboundLine == wire.MaxControlLine", conn.MaxOutboundLine, wire.MaxControlLine, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -119,7 +119,8 @@ func pullOne(t testing.TB, c *Client, stream, consumer string) delivery {
 	defer c.conn.Detach()
 	// A pull the profile's max_expires allows; the message is there.
 	body := fmt.Sprintf(`{"batch":1,"expires":%d}`, pull.RequestExpires)
-	r, err := c.conn.RequestDelivery(ctx, "$JS.API.CONSUMER.MSG.NEXT."+stream+"."+consumer, nil, []byte(body))
+	next := conn.Call{Subject: []byte("$JS.API.CONSUMER.MSG.NEXT." + stream + "." + consumer), Payload: []byte(body), Delivery: true}
+	r, err := c.conn.Exchange(ctx, time.Now().Add(testTimeout), next)
 	if err != nil || r.Status != 0 {
 		t.Fatalf("pull %s/%s: status %d, %v", stream, consumer, r.Status, err)
 	}
