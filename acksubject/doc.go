@@ -14,7 +14,7 @@
 //
 //   - tokens 0 and 1 are exactly "$JS" and "ACK";
 //   - in the v2 form the domain (token 2) is exactly "_" and the
-//     account hash (token 3) is [AccountHashLen] characters of 0-9, A-Z, a-z
+//     account hash (token 3) is 8 characters of 0-9, A-Z, a-z
 //     (see [AccountHash]);
 //   - stream and consumer tokens follow the broker's asset-name rule: not
 //     empty, none of space, TAB, CR, LF, FF, '.', '*', '>', '\', '/'; so '@',

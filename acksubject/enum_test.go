@@ -45,27 +45,28 @@ func TestFieldString(t *testing.T) {
 
 func TestRuleString(t *testing.T) {
 	got := map[acksubject.Rule]string{}
-	for r := acksubject.Rule(0); r <= acksubject.RuleForm+1; r++ {
+	for r := acksubject.Rule(0); r <= acksubject.RuleExtended+1; r++ {
 		got[r] = r.String()
 	}
 	want := map[acksubject.Rule]string{
-		0:                          "Rule(0)",
-		acksubject.RuleTooLong:     "subject too long",
-		acksubject.RuleTokenCount:  "wrong token count",
-		acksubject.RuleEmpty:       "empty token",
-		acksubject.RuleWildcard:    "wildcard token",
-		acksubject.RulePrefix:      "not $JS.ACK",
-		acksubject.RuleDomain:      "domain other than _",
-		acksubject.RuleAccountHash: "malformed account hash",
-		acksubject.RuleNameTooLong: "name too long",
-		acksubject.RuleNameByte:    "forbidden byte in name",
-		acksubject.RuleSign:        "signed number",
-		acksubject.RuleNotDecimal:  "not a decimal number",
-		acksubject.RuleLeadingZero: "leading zero",
-		acksubject.RuleOverflow:    "number overflows",
-		acksubject.RuleZero:        "zero count or sequence",
-		acksubject.RuleForm:        "unknown form",
-		acksubject.RuleForm + 1:    "Rule(16)",
+		0:                           "Rule(0)",
+		acksubject.RuleTooLong:      "subject too long",
+		acksubject.RuleTokenCount:   "wrong token count",
+		acksubject.RuleEmpty:        "empty token",
+		acksubject.RuleWildcard:     "wildcard token",
+		acksubject.RulePrefix:       "not $JS.ACK",
+		acksubject.RuleDomain:       "domain other than _",
+		acksubject.RuleAccountHash:  "malformed account hash",
+		acksubject.RuleNameTooLong:  "name too long",
+		acksubject.RuleNameByte:     "forbidden byte in name",
+		acksubject.RuleSign:         "signed number",
+		acksubject.RuleNotDecimal:   "not a decimal number",
+		acksubject.RuleLeadingZero:  "leading zero",
+		acksubject.RuleOverflow:     "number overflows",
+		acksubject.RuleZero:         "zero count or sequence",
+		acksubject.RuleForm:         "unknown form",
+		acksubject.RuleExtended:     "extended v2 form",
+		acksubject.RuleExtended + 1: "Rule(17)",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Rule.String (-want +got):\n%s", diff)

@@ -23,7 +23,7 @@ type Rule uint8
 const (
 	// RuleTooLong: the subject is longer than MaxLen.
 	RuleTooLong Rule = iota + 1
-	// RuleTokenCount: the subject has neither 9 (the classic form) nor V2Tokens
+	// RuleTokenCount: the subject has neither 9 (the classic form) nor 11 (v2)
 	// tokens.
 	RuleTokenCount
 	// RuleEmpty: the token is empty.
@@ -34,7 +34,7 @@ const (
 	RulePrefix
 	// RuleDomain: the v2 domain token is not "_".
 	RuleDomain
-	// RuleAccountHash: the account hash is not AccountHashLen characters of
+	// RuleAccountHash: the account hash is not 8 characters of
 	// 0-9, A-Z, a-z (or, for an Info of the classic form, is set at all).
 	RuleAccountHash
 	// RuleNameTooLong: a stream or consumer name is longer than MaxNameLen.
@@ -56,6 +56,11 @@ const (
 	RuleZero
 	// RuleForm: an Info's Form is outside the enumeration.
 	RuleForm
+	// RuleExtended: the subject begins as the v2 form does ($JS.ACK, a
+	// domain token, an account hash) but has more than 11 tokens: a
+	// later server's extension of the v2 form, which this grammar does
+	// not read. A caller may treat it as unsupported rather than corrupt.
+	RuleExtended
 )
 
 // String describes the rule in a few lower-case words.
@@ -91,6 +96,8 @@ func (r Rule) String() string {
 		return "zero count or sequence"
 	case RuleForm:
 		return "unknown form"
+	case RuleExtended:
+		return "extended v2 form"
 	}
 	return "Rule(" + strconv.Itoa(int(r)) + ")"
 }

@@ -22,6 +22,9 @@ func Scan(subject string) (Info, bool) {
 
 // Fixed tokens of the grammar the external tests build subjects with.
 const (
-	ClassicTokens = classicTokens
-	NoDomain      = noDomain
+	ClassicTokens  = classicTokens
+	NoDomain       = noDomain
+	Prefix         = ackPrefix
+	V2Tokens       = v2Tokens
+	AccountHashLen = accountHashLen
 )

@@ -65,7 +65,7 @@ func checkSyntaxError(t fataler, err error) *acksubject.SyntaxError {
 	if se.Field < acksubject.FieldSubject || se.Field > acksubject.FieldPending {
 		t.Fatalf("error field %d out of range", se.Field)
 	}
-	if se.Rule < acksubject.RuleTooLong || se.Rule > acksubject.RuleForm {
+	if se.Rule < acksubject.RuleTooLong || se.Rule > acksubject.RuleExtended {
 		t.Fatalf("error rule %d out of range", se.Rule)
 	}
 	return se

@@ -95,7 +95,7 @@ func (i Info) String() string {
 
 // append formats a validated i.
 func (i Info) append(dst []byte) []byte {
-	dst = append(dst, Prefix...)
+	dst = append(dst, ackPrefix...)
 	if i.Form == FormV2 {
 		dst = append(dst, noDomain...)
 		dst = append(dst, '.')

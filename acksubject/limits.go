@@ -2,9 +2,9 @@ package acksubject
 
 // Fixed tokens of the grammar.
 const (
-	// Prefix starts every acknowledgement subject: tokens 0 and 1 with the
+	// ackPrefix starts every acknowledgement subject: tokens 0 and 1 with the
 	// separator that follows them.
-	Prefix = "$JS.ACK."
+	ackPrefix = "$JS.ACK."
 
 	// noDomain is the domain token of a v2 subject when the broker has no
 	// JetStream domain, the only domain this package accepts.
@@ -17,12 +17,12 @@ const (
 	// classicTokens is the token count of the classic form.
 	classicTokens = 9
 
-	// V2Tokens is the token count of the v2 form as nats-server 2.14.6
+	// v2Tokens is the token count of the v2 form as nats-server 2.14.6
 	// emits it (the broker would read more; this package does not).
-	V2Tokens = 11
+	v2Tokens = 11
 
-	// AccountHashLen is the exact length of the v2 account-hash token.
-	AccountHashLen = 8
+	// accountHashLen is the exact length of the v2 account-hash token.
+	accountHashLen = 8
 
 	// MaxNameLen bounds a stream or consumer token, in bytes: the broker's
 	// JSMaxNameLen for stream names and durable consumer names.
@@ -38,8 +38,8 @@ const (
 	// MaxLen bounds a whole subject, in bytes: the v2 form with both names
 	// at MaxNameLen and every number at its largest value. Parse refuses a
 	// longer subject before reading any token.
-	MaxLen = len(Prefix) +
-		len(noDomain) + 1 + AccountHashLen + 1 +
+	MaxLen = len(ackPrefix) +
+		len(noDomain) + 1 + accountHashLen + 1 +
 		2*(MaxNameLen+1) +
 		3*(maxUintDigits+1) +
 		(maxIntDigits + 1) +

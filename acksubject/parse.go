@@ -51,18 +51,18 @@ type spans struct {
 // looks like an account hash is read twice from token 2.
 //
 // A refused subject's fault is named in the order Parse documents: a
-// token count other than classicTokens and V2Tokens comes before any
+// token count other than classicTokens and v2Tokens comes before any
 // token after the first two, and the token count tells which reading's
 // first failing token is the fault (see fault).
 func scan[T text](s T, info *Info, sp *spans) *SyntaxError {
 	const (
-		hashAt = len(Prefix) + len(noDomain) + 1 // first byte of a v2 account hash
-		v2Tail = hashAt + AccountHashLen + 1     // first byte after it and its '.'
+		hashAt = len(ackPrefix) + len(noDomain) + 1 // first byte of a v2 account hash
+		v2Tail = hashAt + accountHashLen + 1        // first byte after it and its '.'
 	)
-	if len(s) < len(Prefix) || string(s[:len(Prefix)]) != Prefix {
+	if len(s) < len(ackPrefix) || string(s[:len(ackPrefix)]) != ackPrefix {
 		return prefixFault(string(s))
 	}
-	v2Head := len(s) > v2Tail && string(s[len(Prefix):hashAt]) == noDomain+"." && s[v2Tail-1] == '.' && isHash(s[hashAt:v2Tail-1])
+	v2Head := len(s) > v2Tail && string(s[len(ackPrefix):hashAt]) == noDomain+"." && s[v2Tail-1] == '.' && isHash(s[hashAt:v2Tail-1])
 	v2Off, v2At := -1, 0
 	if v2Head {
 		info.Form, sp.hash = FormV2, [2]int{hashAt, v2Tail - 1}
@@ -71,20 +71,31 @@ func scan[T text](s T, info *Info, sp *spans) *SyntaxError {
 		}
 	}
 	info.Form, sp.hash = FormClassic, [2]int{}
-	off, at := scanTail(s, len(Prefix), info, sp)
+	off, at := scanTail(s, len(ackPrefix), info, sp)
 	if off < 0 {
 		return nil
 	}
-	switch strings.Count(string(s), ".") + 1 {
-	case classicTokens:
+	switch n := strings.Count(string(s), ".") + 1; {
+	case n == classicTokens:
 		return fault(string(s), classicStreamIndex, off, at)
-	case V2Tokens:
+	case n == v2Tokens:
 		if v2Head {
 			return fault(string(s), v2StreamIndex, v2Off, v2At)
 		}
 		return headFault(string(s))
+	case n > v2Tokens && extendedHead(string(s)):
+		return &SyntaxError{Index: -1, Field: FieldSubject, Rule: RuleExtended}
 	}
 	return &SyntaxError{Index: -1, Field: FieldSubject, Rule: RuleTokenCount}
+}
+
+// extendedHead reports whether s, which starts with ackPrefix, goes on as
+// the v2 form does: a domain token that is not empty, then an account
+// hash token (see RuleExtended).
+func extendedHead(s string) bool {
+	domain, rest, ok := strings.Cut(s[len(ackPrefix):], ".")
+	hash, _, more := strings.Cut(rest, ".")
+	return ok && domain != "" && more && isHash(hash)
 }
 
 // scanTail reads the stream and consumer tokens that start at s[i], the
@@ -171,7 +182,7 @@ func scanTail[T text](s T, i int, info *Info, sp *spans) (off, at int) {
 }
 
 // prefixFault names the fault of a subject that does not start with
-// Prefix: token 0, a subject of one token, token 1, or (for "$JS.ACK"
+// ackPrefix: token 0, a subject of one token, token 1, or (for "$JS.ACK"
 // itself) the token count.
 func prefixFault(s string) *SyntaxError {
 	tok0, rest, more := strings.Cut(s, ".")
@@ -188,10 +199,10 @@ func prefixFault(s string) *SyntaxError {
 	return &SyntaxError{Index: -1, Field: FieldSubject, Rule: RuleTokenCount}
 }
 
-// headFault names the fault of a subject of V2Tokens tokens whose tokens
+// headFault names the fault of a subject of v2Tokens tokens whose tokens
 // 2 and 3 are not the v2 domain and account hash.
 func headFault(s string) *SyntaxError {
-	tok2, rest, _ := strings.Cut(s[len(Prefix):], ".")
+	tok2, rest, _ := strings.Cut(s[len(ackPrefix):], ".")
 	if r := checkLiteral(tok2, noDomain, RuleDomain); r != 0 {
 		return &SyntaxError{Index: v2DomainIndex, Field: FieldDomain, Rule: r}
 	}

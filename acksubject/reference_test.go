@@ -15,8 +15,8 @@ func refParse(subject string) (Info, error) {
 		return Info{}, syntaxError(-1, FieldSubject, RuleTooLong)
 	}
 
-	// Split into at most V2Tokens tokens, counting any beyond.
-	var tok [V2Tokens]string
+	// Split into at most v2Tokens tokens, counting any beyond.
+	var tok [v2Tokens]string
 	n, rest := 0, subject
 	for {
 		i := strings.IndexByte(rest, '.')
@@ -48,7 +48,7 @@ func refParse(subject string) (Info, error) {
 	switch n {
 	case classicTokens:
 		info.Form = FormClassic
-	case V2Tokens:
+	case v2Tokens:
 		info.Form = FormV2
 		if r := refCheckLiteral(tok[v2DomainIndex], noDomain, RuleDomain); r != 0 {
 			return Info{}, syntaxError(v2DomainIndex, FieldDomain, r)
@@ -58,6 +58,9 @@ func refParse(subject string) (Info, error) {
 		}
 		info.AccountHash = tok[v2HashIndex]
 	default:
+		if n > v2Tokens && tok[v2DomainIndex] != "" && refCheckHash(tok[v2HashIndex]) == 0 {
+			return Info{}, syntaxError(-1, FieldSubject, RuleExtended)
+		}
 		return Info{}, syntaxError(-1, FieldSubject, RuleTokenCount)
 	}
 
@@ -131,12 +134,12 @@ func refCheckName(tok string) Rule {
 	return 0
 }
 
-// refCheckHash requires AccountHashLen base62 digits.
+// refCheckHash requires accountHashLen base62 digits.
 func refCheckHash(tok string) Rule {
 	if r := refCheckCommon(tok); r != 0 {
 		return r
 	}
-	if len(tok) != AccountHashLen {
+	if len(tok) != accountHashLen {
 		return RuleAccountHash
 	}
 	for i := 0; i < len(tok); i++ {

@@ -117,7 +117,7 @@ func nameLen[T text](s T, i int) int {
 	return i
 }
 
-// checkHash requires AccountHashLen base62 digits.
+// checkHash requires accountHashLen base62 digits.
 func checkHash(tok string) Rule {
 	if r := checkCommon(tok); r != 0 {
 		return r
@@ -128,12 +128,12 @@ func checkHash(tok string) Rule {
 	return 0
 }
 
-// isHash reports whether tok is AccountHashLen base62 digits.
+// isHash reports whether tok is accountHashLen base62 digits.
 func isHash[T text](tok T) bool {
-	if len(tok) != AccountHashLen {
+	if len(tok) != accountHashLen {
 		return false
 	}
-	w := tok[:AccountHashLen]
+	w := tok[:accountHashLen]
 	return byteClass[w[0]]&byteClass[w[1]]&byteClass[w[2]]&byteClass[w[3]]&
 		byteClass[w[4]]&byteClass[w[5]]&byteClass[w[6]]&byteClass[w[7]]&classBase62 != 0
 }

@@ -151,10 +151,10 @@ func ackCheck(t *testing.T, adm *admin, step string, form acksubject.Form, accou
 	// The subject as bytes, independent of the grammar: the prefix the
 	// broker writes for this consumer, and the token count of the form (9
 	// classic; v2 with the "_" domain, as DESIGN.md names them).
-	prefix, tokens := acksubject.Prefix+bind.Stream+"."+bind.Consumer+".", 9
+	prefix, tokens := "$JS.ACK."+bind.Stream+"."+bind.Consumer+".", 9
 	if form == acksubject.FormV2 {
-		prefix = acksubject.Prefix + "_." + acksubject.AccountHash(account) + "." + bind.Stream + "." + bind.Consumer + "."
-		tokens = acksubject.V2Tokens
+		prefix = "$JS.ACK._." + acksubject.AccountHash(account) + "." + bind.Stream + "." + bind.Consumer + "."
+		tokens = 11
 	}
 	if !strings.HasPrefix(subject, prefix) || strings.Count(subject, ".")+1 != tokens {
 		t.Errorf("%s: subject %q, want prefix %q and %d tokens", step, subject, prefix, tokens)

@@ -155,7 +155,7 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 		if errors.Is(err, acksubject.ErrMismatch) {
 			return Result{}, &ReplyError{op: opNext, Err: ErrWrongConsumer}
 		}
-		if unsupportedAck(err, stored) {
+		if unsupportedAck(err) {
 			return Result{}, ErrUnsupportedAck
 		}
 		return Result{}, &ReplyError{op: opNext, Err: fmt.Errorf("%w: %w", ErrBadAckSubject, err)}
@@ -178,28 +178,10 @@ func (c *Consumer) classifyNext(r *conn.Reply, sentAt time.Time) (Result, error)
 	}, nil
 }
 
-// unsupportedAck reports whether err, the refusal of the ack subject
-// subject, is a form the broker writes that the profile does not support
-// (see ErrUnsupportedAck): the v2 form with a domain other than
-// "_", or more tokens than acksubject.V2Tokens after the
-// v2 prefix of a domain and an account hash.
-func unsupportedAck(err error, subject []byte) bool {
-	if errors.Is(err, acksubject.RuleDomain) {
-		return true
-	}
-	if !errors.Is(err, acksubject.RuleTokenCount) || bytes.Count(subject, []byte{'.'})+1 <= acksubject.V2Tokens {
-		return false
-	}
-	// A longer subject is the extended v2 form only when it begins as one:
-	// $JS.ACK.<domain>.<account hash>. with a hash of the v2 length.
-	rest, ok := bytes.CutPrefix(subject, []byte(acksubject.Prefix))
-	if !ok {
-		return false
-	}
-	_, rest, ok = bytes.Cut(rest, []byte{'.'})
-	if !ok {
-		return false
-	}
-	hash, _, ok := bytes.Cut(rest, []byte{'.'})
-	return ok && len(hash) == acksubject.AccountHashLen
+// unsupportedAck reports whether err, the refusal of an ack subject,
+// names a form the broker may send that this grammar does not read: the
+// v2 form with a domain other than "_", or extended past its eleven
+// tokens (acksubject.RuleDomain, RuleExtended).
+func unsupportedAck(err error) bool {
+	return errors.Is(err, acksubject.RuleDomain) || errors.Is(err, acksubject.RuleExtended)
 }
