@@ -215,20 +215,14 @@
 // # Logs
 //
 // PoolConfig.Logger (nil: silent) receives state changes, never traffic:
-// each record is one of the Log... messages with LogKey... attributes, and
-// a state that persists logs once when it begins and once when it ends (a
-// broker down for an hour writes a loss and one backoff line, then the
-// recovery). Every record carries logical_id and epoch; connection,
-// credential and pool records add tenant; binding records add binding,
-// stream and consumer, and stream_seq and delivered for a delivery. No
-// record holds a payload, a subject of an event, broker text or a secret.
-// Info: LogInstalled, LogSuperseded, LogDialled, LogReplaced,
-// LogBackoffEnded, LogProfileCleared, LogConsumerFound,
-// LogCredentialRestored, LogRotated, LogPoolCleared. Warn: LogLost (in an exchange, or
-// a pooled connection found closed at checkout), LogBackoffStarted,
-// LogProfileMismatch, LogConsumerMissing, LogCredentialExpired,
-// LogPoolExhausted, LogExhausted, LogAckUncertain, LogAckLate. The Logs table of docs/OPERATIONS.md lists the attributes of
-// each.
+// each record has a fixed message and fixed attribute keys, and a state
+// that persists logs once when it begins and once when it ends (a broker
+// down for an hour writes a loss and one backoff line, then the recovery).
+// Every record carries logical_id and epoch; connection, credential and
+// pool records add tenant; binding records add binding, stream and
+// consumer, and stream_seq and delivered for a delivery. No record holds a
+// payload, a subject of an event, broker text or a secret. The Logs table
+// of docs/OPERATIONS.md lists every message with its level and attributes.
 //
 // # Stopping
 //
