@@ -186,12 +186,15 @@ func (e *trigEnv) consumerViews(t *testing.T) []ledger.ConsumerView {
 type faultHost struct {
 	*trigHookHost
 	mu     sync.Mutex
-	failed [trigger.NumErrorClasses + 1][]time.Time
+	failed map[trigger.ErrorClass][]time.Time
 }
 
 func (h *faultHost) ObserveStep(r trigger.StepReport) {
-	if r.Error != 0 && int(r.Error) <= trigger.NumErrorClasses {
+	if r.Error != 0 {
 		h.mu.Lock()
+		if h.failed == nil {
+			h.failed = map[trigger.ErrorClass][]time.Time{}
+		}
 		h.failed[r.Error] = append(h.failed[r.Error], time.Now())
 		h.mu.Unlock()
 	}

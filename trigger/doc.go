@@ -39,8 +39,9 @@
 // both inputs, records the checked epoch transition of logicalID in the
 // pools' registry (the current epoch must equal expectedEpoch and epoch
 // must exceed it; an older installation of the same ID is superseded) and
-// charges the installation: InstallBaseBytes, InstallBindingBytes per
-// binding and InstallRootFactor times the retained root-certificate bytes.
+// charges the installation: a base, a share per binding and a multiple of
+// the retained root-certificate bytes (docs/CONFIGURATION.md, "Accounting
+// charges", has the figures).
 // It retains metadata only: no connection, goroutine, timer or
 // subscription, and nothing per dormant binding.
 //
@@ -50,9 +51,9 @@
 // connections, with per-tenant and per-provider ceilings on requests and
 // connections, an idle age and a dial backoff (PoolLimits; none accepts 0
 // as unlimited). Each step past the host's reservation charges one ingress
-// request (RequestBaseBytes plus RequestPayloadFactor times the binding's
-// payload ceiling) until it ends; each physical TLS connection charges
-// ConnectionBytes from before its dial until it is closed. A reservation
+// request (a base plus a multiple of the binding's payload ceiling) until
+// it ends; each physical TLS connection charges a fixed amount from before
+// its dial until it is closed. A reservation
 // that cannot be had means no network for that step (ClassPoolExhausted,
 // with the Resource). These are accounting bounds, not measurements of
 // process memory.
@@ -157,7 +158,7 @@
 // driven by its own Run (n goroutines, n timers), so that up to n
 // activations run at once, all bounded by the host's admission (the
 // reference host's MaxActivations). Each part is an installation of its
-// own: its epoch, its charge (n times InstallBaseBytes in all), its
+// own: its epoch, its charge (n installation bases in all), its
 // tenant clients and connections (a tenant whose bindings are in k parts
 // holds up to k connections, within the per-tenant ceilings), its
 // rotation, pacing and monitor. Install refuses nothing across

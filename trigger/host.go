@@ -282,8 +282,8 @@ const (
 	OutcomePlatformFailure
 )
 
-// NumOutcomes is the number of Outcome values; they are 1..NumOutcomes.
-const NumOutcomes = int(OutcomePlatformFailure)
+// numOutcomes is the number of Outcome values; they are 1..NumOutcomes.
+const numOutcomes = int(OutcomePlatformFailure)
 
 // String returns the outcome's name, "none" for zero (no activation), or
 // "Outcome(n)" outside the list.

@@ -24,9 +24,9 @@ func TestInboxPrefix(t *testing.T) {
 	ids := []string{
 		"a",
 		"acme",
-		strings.Repeat("t", MaxIDLen),
-		strings.Repeat(".", MaxIDLen),
-		strings.Repeat("a.", MaxIDLen/2),
+		strings.Repeat("t", maxIDLen),
+		strings.Repeat(".", maxIDLen),
+		strings.Repeat("a.", maxIDLen/2),
 		"a.b", "a_b", "a-b", "a:b", "ab", "a..b", ".a", "a.",
 		"A-Z.a_z:0-9",
 	}
@@ -83,7 +83,7 @@ func TestInboxPrefix(t *testing.T) {
 			t.Errorf("conn refused the inbox prefix of %q: %v", id, err)
 		}
 	}
-	if got, want := len(InboxPrefix(strings.Repeat("t", MaxIDLen))), len(InboxPrefixRoot)+1+MaxIDLen; got != want {
+	if got, want := len(InboxPrefix(strings.Repeat("t", maxIDLen))), len(InboxPrefixRoot)+1+maxIDLen; got != want {
 		t.Errorf("longest prefix %d bytes, want %d", got, want)
 	}
 

@@ -154,7 +154,7 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 		poll:      cfg.PollInterval(),
 		now:       pools.now,
 		rand:      pools.rand,
-		charge:    InstallCharge(cfg),
+		charge:    installCharge(cfg),
 		mon:       newMonitor(logicalID, epoch, len(cfg.Bindings)),
 		log:       logger{l: pools.log, logicalID: logicalID, epoch: epoch},
 	}
@@ -198,7 +198,7 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 			index:  i,
 			tenant: ti,
 			cfg:    bc,
-			charge: RequestCharge(bc.MaxPayloadBytes),
+			charge: requestCharge(bc.MaxPayloadBytes),
 		}
 	}
 	for i := range t.bindings {
@@ -251,9 +251,9 @@ func (b *bindingState) pullBinding() pull.Binding {
 	}
 }
 
-// validLogicalID: 1-MaxIDLen bytes of printable ASCII.
+// validLogicalID: 1-maxIDLen bytes of printable ASCII.
 func validLogicalID(id string) bool {
-	if len(id) == 0 || len(id) > MaxIDLen {
+	if len(id) == 0 || len(id) > maxIDLen {
 		return false
 	}
 	for i := 0; i < len(id); i++ {

@@ -38,14 +38,14 @@ func TestInstallCharge(t *testing.T) {
 		t.Fatal("no root bytes")
 	}
 	want := int64(64<<10 + 3*2<<10 + 6*roots)
-	if got := InstallCharge(cfg); got != want {
-		t.Errorf("InstallCharge = %d, want %d", got, want)
+	if got := installCharge(cfg); got != want {
+		t.Errorf("installCharge = %d, want %d", got, want)
 	}
-	if got := RequestCharge(32768); got != 64<<10+2*32768 {
-		t.Errorf("RequestCharge(32768) = %d", got)
+	if got := requestCharge(32768); got != 64<<10+2*32768 {
+		t.Errorf("requestCharge(32768) = %d", got)
 	}
-	if ConnectionBytes != 256<<10 {
-		t.Errorf("ConnectionBytes = %d", ConnectionBytes)
+	if connectionBytes != 256<<10 {
+		t.Errorf("connectionBytes = %d", connectionBytes)
 	}
 	p := newPools(t, DefaultPoolLimits())
 	trig, _, err := Install(p, "orders", 1, 0, cfg, rtCredentials(t, cfg))
@@ -71,8 +71,8 @@ func TestAccountingDuringStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := rtConfig(t, 1)
 		r := newRig(t, cfg, PoolLimits{})
-		install := InstallCharge(cfg)
-		req := RequestCharge(cfg.Bindings[0].MaxPayloadBytes)
+		install := installCharge(cfg)
+		req := requestCharge(cfg.Bindings[0].MaxPayloadBytes)
 		var during Usage
 		r.host.activate = func(context.Context, Activation) Outcome {
 			during = r.pools.Usage()
@@ -80,11 +80,11 @@ func TestAccountingDuringStep(t *testing.T) {
 		}
 		r.net.publish(0, `[]`)
 		r.step(t)
-		want := Usage{Bytes: install + req + ConnectionBytes, MetadataBytes: install, Installations: 1, Requests: 1, Clients: 1, Connections: 1}
+		want := Usage{Bytes: install + req + connectionBytes, MetadataBytes: install, Installations: 1, Requests: 1, Clients: 1, Connections: 1}
 		if diff := cmp.Diff(want, during); diff != "" {
 			t.Errorf("during the activation (-want +got):\n%s", diff)
 		}
-		want = Usage{Bytes: install + ConnectionBytes, MetadataBytes: install, Installations: 1, Clients: 1, Connections: 1}
+		want = Usage{Bytes: install + connectionBytes, MetadataBytes: install, Installations: 1, Clients: 1, Connections: 1}
 		if diff := cmp.Diff(want, r.pools.Usage()); diff != "" {
 			t.Errorf("after the step (-want +got):\n%s", diff)
 		}
@@ -207,7 +207,7 @@ func TestSupersededInstallation(t *testing.T) {
 func TestInstallRefusals(t *testing.T) {
 	cfg := rtConfig(t, 1)
 	creds := rtCredentials(t, cfg)
-	charge := InstallCharge(cfg)
+	charge := installCharge(cfg)
 	bad := cfg.Clone()
 	bad.PollIntervalMS = 0
 	tests := []struct {
@@ -219,7 +219,7 @@ func TestInstallRefusals(t *testing.T) {
 		want error
 	}{
 		{"empty logical id", nil, "", cfg, creds, ErrInvalidLogicalID},
-		{"long logical id", nil, strings.Repeat("x", MaxIDLen+1), cfg, creds, ErrInvalidLogicalID},
+		{"long logical id", nil, strings.Repeat("x", maxIDLen+1), cfg, creds, ErrInvalidLogicalID},
 		{"space in logical id", nil, "a b", cfg, creds, ErrInvalidLogicalID},
 		{"invalid config", nil, "orders", bad, creds, ErrInvalidConfig},
 		{"missing credential", nil, "orders", cfg, nil, ErrInvalidCredentials},
@@ -247,7 +247,7 @@ func TestInstallRefusals(t *testing.T) {
 	}
 	t.Run("logical id at its limit", func(t *testing.T) {
 		p := newPools(t, DefaultPoolLimits())
-		trig, _, err := Install(p, strings.Repeat("x", MaxIDLen), 1, 0, cfg, creds)
+		trig, _, err := Install(p, strings.Repeat("x", maxIDLen), 1, 0, cfg, creds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,22 +325,22 @@ func TestPoolLimitsBounds(t *testing.T) {
 		low, high int64
 		set       func(*PoolLimits, int64)
 	}{
-		{"max_bytes", 1, MaxPoolBytes, func(l *PoolLimits, v int64) { l.MaxBytes = v }},
-		{"max_metadata_bytes", 1, MaxPoolBytes, func(l *PoolLimits, v int64) { l.MaxMetadataBytes = v }},
-		{"max_installations", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxInstallations = int(v) }},
-		{"max_requests", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxRequests = int(v) }},
-		{"max_clients", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxClients = int(v) }},
-		{"max_connections", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxConnections = int(v) }},
-		{"max_tenant_requests", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxTenantRequests = int(v) }},
-		{"max_tenant_connections", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxTenantConnections = int(v) }},
-		{"max_provider_requests", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxProviderRequests = int(v) }},
-		{"max_provider_connections", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxProviderConnections = int(v) }},
-		{"max_idle_age", dur(MinIdleAge), dur(MaxIdleAge), func(l *PoolLimits, v int64) { l.MaxIdleAge = time.Duration(v) }},
-		{"dial_backoff", dur(MinDialBackoff), dur(MaxDialBackoffLimit), func(l *PoolLimits, v int64) {
-			l.MaxDialBackoff = MaxDialBackoffLimit
+		{"max_bytes", 1, maxPoolBytes, func(l *PoolLimits, v int64) { l.MaxBytes = v }},
+		{"max_metadata_bytes", 1, maxPoolBytes, func(l *PoolLimits, v int64) { l.MaxMetadataBytes = v }},
+		{"max_installations", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxInstallations = int(v) }},
+		{"max_requests", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxRequests = int(v) }},
+		{"max_clients", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxClients = int(v) }},
+		{"max_connections", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxConnections = int(v) }},
+		{"max_tenant_requests", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxTenantRequests = int(v) }},
+		{"max_tenant_connections", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxTenantConnections = int(v) }},
+		{"max_provider_requests", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxProviderRequests = int(v) }},
+		{"max_provider_connections", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxProviderConnections = int(v) }},
+		{"max_idle_age", dur(minIdleAge), dur(maxIdleAge), func(l *PoolLimits, v int64) { l.MaxIdleAge = time.Duration(v) }},
+		{"dial_backoff", dur(MinDialBackoff), dur(maxDialBackoffLimit), func(l *PoolLimits, v int64) {
+			l.MaxDialBackoff = maxDialBackoffLimit
 			l.DialBackoff = time.Duration(v)
 		}},
-		{"max_dial_backoff", dur(DefaultPoolLimits().DialBackoff), dur(MaxDialBackoffLimit), func(l *PoolLimits, v int64) { l.MaxDialBackoff = time.Duration(v) }},
+		{"max_dial_backoff", dur(DefaultPoolLimits().DialBackoff), dur(maxDialBackoffLimit), func(l *PoolLimits, v int64) { l.MaxDialBackoff = time.Duration(v) }},
 	}
 	for _, tc := range tests {
 		for _, end := range []struct {

@@ -51,7 +51,7 @@ func TestSplit(t *testing.T) {
 				if _, _, err := Install(pools, fmt.Sprintf("orders.%d", k), 1, 0, p.Config, p.Credentials); err != nil {
 					t.Fatalf("Install part %d: %v", k, err)
 				}
-				charged += InstallCharge(p.Config)
+				charged += installCharge(p.Config)
 			}
 			if diff := cmp.Diff(tt.bindings, bindings); diff != "" {
 				t.Errorf("bindings per part (-want +got):\n%s", diff)

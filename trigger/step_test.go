@@ -389,7 +389,7 @@ func TestDeliveryPastMaxDeliver(t *testing.T) {
 		if len(acks) != 2 || acks[1] != fmt.Sprintf("b0 seq=2 n=%d +TERM exhausted", maxDeliver+1) {
 			t.Errorf("acks %q", acks)
 		}
-		if c := r.mon.Snapshot().Totals; c.Exhausted != 1 || c.Acked != 1 || c.outcomes != ([NumOutcomes + 1]uint64{OutcomeSuccess: 1}) {
+		if c := r.mon.Snapshot().Totals; c.Exhausted != 1 || c.Acked != 1 || c.outcomes != ([numOutcomes + 1]uint64{OutcomeSuccess: 1}) {
 			t.Errorf("counts %+v", c)
 		}
 		if r.host.held() != 0 {
@@ -507,14 +507,14 @@ func TestAdmissionUnavailableNoNetwork(t *testing.T) {
 // is released.
 func TestPoolExhaustedNoNetwork(t *testing.T) {
 	cfg := rtConfig(t, 1)
-	install := InstallCharge(cfg)
-	req := RequestCharge(cfg.Bindings[0].MaxPayloadBytes)
+	install := installCharge(cfg)
+	req := requestCharge(cfg.Bindings[0].MaxPayloadBytes)
 	tests := []struct {
 		name string
 		edit func(*PoolLimits)
 	}{
 		{"bytes for the request", func(l *PoolLimits) { l.MaxBytes = install + req - 1 }},
-		{"bytes for the connection", func(l *PoolLimits) { l.MaxBytes = install + req + ConnectionBytes - 1 }},
+		{"bytes for the connection", func(l *PoolLimits) { l.MaxBytes = install + req + connectionBytes - 1 }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -539,7 +539,7 @@ func TestPoolExhaustedNoNetwork(t *testing.T) {
 	t.Run("exactly enough", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			lim := DefaultPoolLimits()
-			lim.MaxBytes = install + req + ConnectionBytes
+			lim.MaxBytes = install + req + connectionBytes
 			r := newRig(t, rtConfig(t, 1), lim)
 			r.net.publish(0, `[]`)
 			if rep := r.step(t); rep.Result != ResultDelivered {

@@ -14,10 +14,10 @@ const (
 	// TraceparentLen is the length of a version 00 traceparent, and the
 	// least of any version: "vv-" 32 hex "-" 16 hex "-ff".
 	TraceparentLen = 55
-	// MaxTraceparentLen is the longest traceparent read: a later version
+	// maxTraceparentLen is the longest traceparent read: a later version
 	// may append fields after the flags and a '-'; a longer value is no
 	// link. No version defined so far is longer than TraceparentLen.
-	MaxTraceparentLen = 128
+	maxTraceparentLen = 128
 )
 
 // SpanIDLen is the length of a W3C parent-id, in bytes.
@@ -84,11 +84,11 @@ func (l TraceLink) String() string {
 // hex digits; version ff, an all-zero trace-id and an all-zero parent-id
 // are invalid. Version 00 is exactly TraceparentLen bytes. A later version
 // may continue after the flags, with a '-' next and at most
-// MaxTraceparentLen bytes in all; what follows the '-' is not read.
+// maxTraceparentLen bytes in all; what follows the '-' is not read.
 // Anything else (upper-case hex, other separators, surrounding spaces)
 // is no link: the zero TraceLink and false. It does not allocate.
 func ParseTraceparent(v []byte) (TraceLink, bool) {
-	if len(v) < TraceparentLen || len(v) > MaxTraceparentLen {
+	if len(v) < TraceparentLen || len(v) > maxTraceparentLen {
 		return TraceLink{}, false
 	}
 	var l TraceLink

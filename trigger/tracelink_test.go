@@ -42,7 +42,7 @@ func TestParseTraceparent(t *testing.T) {
 		{"version 01, no more fields", "01-" + tpTrace + "-" + tpSpan + "-01", future(1)},
 		{"version fe with a field", "fe-" + tpTrace + "-" + tpSpan + "-01-what-comes-next", future(0xfe)},
 		{"version 01, empty field", "01-" + tpTrace + "-" + tpSpan + "-01-", future(1)},
-		{"version 01 at the cap", "01-" + tpTrace + "-" + tpSpan + "-01-" + strings.Repeat("x", MaxTraceparentLen-TraceparentLen-1), future(1)},
+		{"version 01 at the cap", "01-" + tpTrace + "-" + tpSpan + "-01-" + strings.Repeat("x", maxTraceparentLen-TraceparentLen-1), future(1)},
 		{"zero byte edges", "00-00000000000000000000000000000001-0000000000000001-00",
 			TraceLink{TraceID: TraceID{15: 1}, SpanID: SpanID{7: 1}}},
 	}
@@ -71,7 +71,7 @@ func TestParseTraceparentShouldFail(t *testing.T) {
 		{"version 00 with a field", tpExample + "-x"},
 		{"version 00 with trailing space", tpExample + " "},
 		{"leading space", " " + tpExample},
-		{"version 01 past the cap", "01-" + tpTrace + "-" + tpSpan + "-01-" + strings.Repeat("x", MaxTraceparentLen-TraceparentLen)},
+		{"version 01 past the cap", "01-" + tpTrace + "-" + tpSpan + "-01-" + strings.Repeat("x", maxTraceparentLen-TraceparentLen)},
 		{"version 01 without a dash after the flags", "01-" + tpTrace + "-" + tpSpan + "-01x"},
 		{"version ff", "ff-" + tpTrace + "-" + tpSpan + "-01"},
 		{"version ff with a field", "ff-" + tpTrace + "-" + tpSpan + "-01-x"},
@@ -175,7 +175,7 @@ func TestTraceLinkZeroAllocs(t *testing.T) {
 
 // genTraceparent draws a valid traceparent value: any version but ff,
 // non-zero ids, any flags and, for a version above 00, possibly a '-' and
-// more bytes up to MaxTraceparentLen.
+// more bytes up to maxTraceparentLen.
 func genTraceparent() *rapid.Generator[string] {
 	return rapid.Custom(func(t *rapid.T) string {
 		ver := rapid.ByteRange(0, 0xfe).Draw(t, "version")
@@ -262,7 +262,7 @@ func FuzzParseTraceparent(f *testing.F) {
 			}
 			return
 		}
-		if len(in) < TraceparentLen || len(in) > MaxTraceparentLen || !l.IsValid() || l.Version == 0xff {
+		if len(in) < TraceparentLen || len(in) > maxTraceparentLen || !l.IsValid() || l.Version == 0xff {
 			t.Fatalf("accepted %q as %v", in, l)
 		}
 		if s := l.String(); s != string(in[:TraceparentLen]) {

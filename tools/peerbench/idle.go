@@ -367,11 +367,11 @@ func (r *idleRun) latent(ctx context.Context, n int, poll time.Duration) (p phas
 	cfg.Bindings = cfg.Bindings[:n]
 	cfg.PollIntervalMS = int(poll / time.Millisecond)
 	id := fmt.Sprintf("idle-%d-%dms", n, poll.Milliseconds())
-	p.charge = trigger.InstallCharge(cfg)
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	done := make(chan error, 1)
 
+	charged := r.pools.Usage().MetadataBytes
 	base := sampleProc(true)
 	trig, mon, err := trigger.Install(r.pools, id, 1, 0, cfg, r.env.creds)
 	if err != nil {
@@ -379,6 +379,7 @@ func (r *idleRun) latent(ctx context.Context, n int, poll time.Duration) (p phas
 	}
 	defer trig.Close()
 	p.install = int64(sampleProc(true).heapAlloc) - int64(base.heapAlloc)
+	p.charge = r.pools.Usage().MetadataBytes - charged
 
 	go func() { done <- trig.Run(runCtx, r.env.host) }()
 	running := true
