@@ -330,7 +330,7 @@ func linkReinstall(t *testing.T, e *trigEnv) {
 	t.Helper()
 	e.trig.Close()
 	e.cfg.PollIntervalMS = linkPollMS
-	trig, mon, err := trigger.Install(e.pools, "conformance", 2, 1, e.cfg, e.creds)
+	trig, mon, err := trigger.Install(e.pools, trigger.Installation{LogicalID: "conformance", Epoch: 2, ExpectedEpoch: 1, Config: e.cfg, Credentials: e.creds})
 	if err != nil {
 		t.Fatalf("Install at epoch 2: %v", err)
 	}

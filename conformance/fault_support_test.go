@@ -23,7 +23,7 @@ import (
 func (e *trigEnv) reinstall(t *testing.T, pools *trigger.Pools, epoch, expected uint64, creds []trigger.Credential) {
 	t.Helper()
 	e.trig.Close()
-	trig, mon, err := trigger.Install(pools, "conformance", epoch, expected, e.cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "conformance", Epoch: epoch, ExpectedEpoch: expected, Config: e.cfg, Credentials: creds})
 	if err != nil {
 		t.Fatalf("Install at epoch %d: %v", epoch, err)
 	}

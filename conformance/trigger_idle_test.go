@@ -47,7 +47,7 @@ func TestTriggerIdleBindings(t *testing.T) {
 	one := e.cfg.Clone()
 	one.Bindings = one.Bindings[:1]
 	charged := e.pools.Usage().MetadataBytes
-	oneTrig, oneMon, err := trigger.Install(e.pools, "conformance-one", 1, 0, one, e.creds)
+	oneTrig, oneMon, err := trigger.Install(e.pools, trigger.Installation{LogicalID: "conformance-one", Epoch: 1, Config: one, Credentials: e.creds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestTriggerIdleBindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer alone.Close()
-	aloneTrig, _, err := trigger.Install(alone, "conformance-one", 1, 0, one, e.creds)
+	aloneTrig, _, err := trigger.Install(alone, trigger.Installation{LogicalID: "conformance-one", Epoch: 1, Config: one, Credentials: e.creds})
 	if err != nil {
 		t.Fatal(err)
 	}

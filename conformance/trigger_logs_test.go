@@ -116,7 +116,7 @@ func TestTriggerDialAuthorization(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pools.Close)
-	trig, mon, err := trigger.Install(pools, "conformance-authz", 1, 0, e.cfg, wrong)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "conformance-authz", Epoch: 1, Config: e.cfg, Credentials: wrong})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,10 +35,11 @@
 //
 // # Installation and pools
 //
-// Install(pools, logicalID, epoch, expectedEpoch, cfg, creds) validates
-// both inputs, records the checked epoch transition of logicalID in the
-// pools' registry (the current epoch must equal expectedEpoch and epoch
-// must exceed it; an older installation of the same ID is superseded) and
+// Install(pools, Installation{LogicalID, Epoch, ExpectedEpoch, Config,
+// Credentials}) validates the configuration and credentials, records the
+// checked epoch transition of LogicalID in the pools' registry (the
+// current epoch must equal ExpectedEpoch and Epoch must exceed it; an
+// older installation of the same ID is superseded) and
 // charges the installation: a base, a share per binding and a multiple of
 // the retained root-certificate bytes (docs/CONFIGURATION.md, "Accounting
 // charges", has the figures).

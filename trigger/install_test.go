@@ -48,7 +48,7 @@ func TestInstallCharge(t *testing.T) {
 		t.Errorf("connectionBytes = %d", connectionBytes)
 	}
 	p := newPools(t, DefaultPoolLimits())
-	trig, _, err := Install(p, "orders", 1, 0, cfg, rtCredentials(t, cfg))
+	trig, _, err := Install(p, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: rtCredentials(t, cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestEpochTransitions(t *testing.T) {
 			cfg := rtConfig(t, 1)
 			creds := rtCredentials(t, cfg)
 			for i, c := range tc.calls {
-				trig, _, err := Install(p, "orders", c.epoch, c.expected, cfg, creds)
+				trig, _, err := Install(p, Installation{LogicalID: "orders", Epoch: c.epoch, ExpectedEpoch: c.expected, Config: cfg, Credentials: creds})
 				if c.ok != (err == nil) {
 					t.Fatalf("call %d Install(%d, %d): %v", i, c.epoch, c.expected, err)
 				}
@@ -165,7 +165,7 @@ func TestSupersededInstallation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, rtConfig(t, 1), PoolLimits{})
 		r.step(t)
-		newer, _, err := Install(r.pools, "orders", 2, 1, rtConfig(t, 1), rtCredentials(t, rtConfig(t, 1)))
+		newer, _, err := Install(r.pools, Installation{LogicalID: "orders", Epoch: 2, ExpectedEpoch: 1, Config: rtConfig(t, 1), Credentials: rtCredentials(t, rtConfig(t, 1))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestSupersededInstallation(t *testing.T) {
 		if e, live := r.pools.Epoch("orders"); e != 2 || live {
 			t.Errorf("epoch %d live %v after closing both", e, live)
 		}
-		again, _, err := Install(r.pools, "orders", 3, 2, rtConfig(t, 1), rtCredentials(t, rtConfig(t, 1)))
+		again, _, err := Install(r.pools, Installation{LogicalID: "orders", Epoch: 3, ExpectedEpoch: 2, Config: rtConfig(t, 1), Credentials: rtCredentials(t, rtConfig(t, 1))})
 		if err != nil {
 			t.Fatalf("install after close: %v", err)
 		}
@@ -233,7 +233,7 @@ func TestInstallRefusals(t *testing.T) {
 				tc.lim(&lim)
 			}
 			p := newPools(t, lim)
-			_, _, err := Install(p, tc.id, 1, 0, tc.cfg, tc.cred)
+			_, _, err := Install(p, Installation{LogicalID: tc.id, Epoch: 1, Config: tc.cfg, Credentials: tc.cred})
 			if !errors.Is(err, tc.want) {
 				t.Errorf("Install: %v, want %v", err, tc.want)
 			}
@@ -247,7 +247,7 @@ func TestInstallRefusals(t *testing.T) {
 	}
 	t.Run("logical id at its limit", func(t *testing.T) {
 		p := newPools(t, DefaultPoolLimits())
-		trig, _, err := Install(p, strings.Repeat("x", maxIDLen), 1, 0, cfg, creds)
+		trig, _, err := Install(p, Installation{LogicalID: strings.Repeat("x", maxIDLen), Epoch: 1, Config: cfg, Credentials: creds})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,12 +257,12 @@ func TestInstallRefusals(t *testing.T) {
 		lim := DefaultPoolLimits()
 		lim.MaxInstallations = 1
 		p := newPools(t, lim)
-		trig, _, err := Install(p, "a", 1, 0, cfg, creds)
+		trig, _, err := Install(p, Installation{LogicalID: "a", Epoch: 1, Config: cfg, Credentials: creds})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer trig.Close()
-		_, _, err = Install(p, "b", 1, 0, cfg, creds)
+		_, _, err = Install(p, Installation{LogicalID: "b", Epoch: 1, Config: cfg, Credentials: creds})
 		var re *ReservationError
 		if !errors.As(err, &re) || re.Resource != ResourceInstallations {
 			t.Errorf("second Install: %v", err)
@@ -279,7 +279,7 @@ func TestPoolsClose(t *testing.T) {
 		if u := r.pools.Usage(); u != (Usage{}) || r.net.openLinks() != 0 {
 			t.Errorf("usage %+v, open %d", u, r.net.openLinks())
 		}
-		if _, _, err := Install(r.pools, "other", 1, 0, rtConfig(t, 1), rtCredentials(t, rtConfig(t, 1))); !errors.Is(err, ErrClosed) {
+		if _, _, err := Install(r.pools, Installation{LogicalID: "other", Epoch: 1, Config: rtConfig(t, 1), Credentials: rtCredentials(t, rtConfig(t, 1))}); !errors.Is(err, ErrClosed) {
 			t.Errorf("Install on closed pools: %v", err)
 		}
 	})
@@ -294,7 +294,7 @@ func TestPoolsCloseSuperseded(t *testing.T) {
 		r := newRig(t, rtConfig(t, 1), PoolLimits{})
 		r.step(t) // the old installation holds a connection
 		cfg := rtConfig(t, 1)
-		newer, _, err := Install(r.pools, "orders", 2, 1, cfg, rtCredentials(t, cfg))
+		newer, _, err := Install(r.pools, Installation{LogicalID: "orders", Epoch: 2, ExpectedEpoch: 1, Config: cfg, Credentials: rtCredentials(t, cfg)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -399,7 +399,7 @@ func TestPoolCeilings(t *testing.T) {
 				tc.lim(&lim)
 				a := newRig(t, rtConfig(t, 1), lim)
 				cfg := rtConfig(t, 1)
-				b, _, err := Install(a.pools, "second", 1, 0, cfg, rtCredentials(t, cfg))
+				b, _, err := Install(a.pools, Installation{LogicalID: "second", Epoch: 1, Config: cfg, Credentials: rtCredentials(t, cfg)})
 				if err != nil {
 					t.Fatal(err)
 				}

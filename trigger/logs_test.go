@@ -71,7 +71,7 @@ func newLogRig(t testing.TB, cfg Config, lim PoolLimits, h *capture) *rig {
 		t.Fatal(err)
 	}
 	creds := rtCredentials(t, cfg)
-	trig, mon, err := Install(pools, "orders", 1, 0, cfg, creds)
+	trig, mon, err := Install(pools, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestLogTransitions(t *testing.T) {
 			name: "pool exhausted then cleared",
 			lim:  func(l *PoolLimits) { l.MaxConnections = 1 },
 			script: func(t *testing.T, r *rig) {
-				other, _, err := Install(r.pools, "refunds", 1, 0, rtConfig(t, 1), r.creds)
+				other, _, err := Install(r.pools, Installation{LogicalID: "refunds", Epoch: 1, Config: rtConfig(t, 1), Credentials: r.creds})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -342,20 +342,20 @@ func TestLogInstallSupersede(t *testing.T) {
 	defer pools.Close()
 	cfg := rtConfig(t, 1)
 	creds := rtCredentials(t, cfg)
-	first, _, err := Install(pools, "orders", 1, 0, cfg, creds)
+	first, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, err := Install(pools, "orders", 2, 1, cfg, creds)
+	second, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 2, ExpectedEpoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first.Close()
 	second.Close()
-	if _, _, err := Install(pools, "orders", 3, 2, cfg, creds); err != nil {
+	if _, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 3, ExpectedEpoch: 2, Config: cfg, Credentials: creds}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Install(pools, "orders", 3, 2, cfg, creds); err == nil {
+	if _, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 3, ExpectedEpoch: 2, Config: cfg, Credentials: creds}); err == nil {
 		t.Fatal("a refused installation: no error")
 	}
 	want := []logRec{

@@ -172,7 +172,7 @@ func newMemRig(t *testing.T, caps memCaps) *memRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trig, _, err := Install(probe, "memory-probe", 1, 0, cfg, m.creds)
+	trig, _, err := Install(probe, Installation{LogicalID: "memory-probe", Epoch: 1, Config: cfg, Credentials: m.creds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func (m *memRig) round(t *testing.T, epoch uint64) memFigures {
 	threads := m.samples[1].Value.Uint64()
 
 	for i := range m.trigs {
-		trig, _, err := Install(m.pools, fmt.Sprintf("memory-%d", i), epoch, epoch-1, m.cfg, m.creds)
+		trig, _, err := Install(m.pools, Installation{LogicalID: fmt.Sprintf("memory-%d", i), Epoch: epoch, ExpectedEpoch: epoch - 1, Config: m.cfg, Credentials: m.creds})
 		if err != nil {
 			t.Fatal(err)
 		}

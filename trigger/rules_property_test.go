@@ -252,7 +252,7 @@ func TestPropertyAcceptedConfigValidatesBelow(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer pools.Close()
-		trig, _, err := Install(pools, "rules", 1, 0, cfg, creds)
+		trig, _, err := Install(pools, Installation{LogicalID: "rules", Epoch: 1, Config: cfg, Credentials: creds})
 		if err != nil {
 			t.Fatalf("Install: %v", err)
 		}

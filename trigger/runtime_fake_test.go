@@ -582,7 +582,7 @@ func newRig(t testing.TB, cfg Config, lim PoolLimits) *rig {
 		t.Fatal(err)
 	}
 	creds := rtCredentials(t, cfg)
-	trig, mon, err := Install(pools, "orders", 1, 0, cfg, creds)
+	trig, mon, err := Install(pools, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}

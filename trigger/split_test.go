@@ -48,7 +48,7 @@ func TestSplit(t *testing.T) {
 					}
 				}
 				bindings, tenants = append(bindings, bs), append(tenants, ts)
-				if _, _, err := Install(pools, fmt.Sprintf("orders.%d", k), 1, 0, p.Config, p.Credentials); err != nil {
+				if _, _, err := Install(pools, Installation{LogicalID: fmt.Sprintf("orders.%d", k), Epoch: 1, Config: p.Config, Credentials: p.Credentials}); err != nil {
 					t.Fatalf("Install part %d: %v", k, err)
 				}
 				charged += installCharge(p.Config)

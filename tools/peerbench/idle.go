@@ -355,7 +355,7 @@ func (r *idleRun) install(n int, poll time.Duration, id string) (*trigger.Trigge
 	cfg := r.env.cfg.Clone()
 	cfg.Bindings = cfg.Bindings[:n]
 	cfg.PollIntervalMS = int(poll / time.Millisecond)
-	return trigger.Install(r.pools, id, 1, 0, cfg, r.env.creds)
+	return trigger.Install(r.pools, trigger.Installation{LogicalID: id, Epoch: 1, Config: cfg, Credentials: r.env.creds})
 }
 
 // latent installs n bindings and runs them idle for the window.
@@ -373,7 +373,7 @@ func (r *idleRun) latent(ctx context.Context, n int, poll time.Duration) (p phas
 
 	charged := r.pools.Usage().MetadataBytes
 	base := sampleProc(true)
-	trig, mon, err := trigger.Install(r.pools, id, 1, 0, cfg, r.env.creds)
+	trig, mon, err := trigger.Install(r.pools, trigger.Installation{LogicalID: id, Epoch: 1, Config: cfg, Credentials: r.env.creds})
 	if err != nil {
 		return p, err
 	}

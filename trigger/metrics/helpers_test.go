@@ -219,7 +219,7 @@ func installIn(t testing.TB, lim trigger.PoolLimits) (*trigger.Pools, *trigger.T
 		}
 		creds = append(creds, trigger.Credential{Tenant: tn.ID, ProviderID: tn.ProviderID, Destination: tn.Destination, Secret: s})
 	}
-	trig, mon, err := trigger.Install(pools, fxLogicalID, 1, 0, cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: fxLogicalID, Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
