@@ -21,7 +21,7 @@
 //     profile check and [Mismatch].
 //   - The pull: its request body, the classification of its reply,
 //     [Delivery]; [Kind] and [Class], one Kind per status the broker sends.
-//   - Acknowledgement: [Command], [AppendCommand], [Outcome] and [Receipt].
+//   - Acknowledgement: [Command], [AppendCommand], [AckState] and [Receipt].
 //   - Permissions: [DerivePermissions].
 //   - Errors: [Op], the operation named in errors; sentinels and the typed
 //     errors [BindingError], [InfoError], [APIError], [ProfileError],
@@ -91,11 +91,11 @@
 //
 // Ack publishes +ACK, +TERM [reason] or -NAK {"delay":ns} to the delivery's
 // ack subject with a reply subject. The broker's empty reply makes the
-// outcome [OutcomeVerified], or [OutcomeVerifiedLate] when it arrives after
+// outcome [AckVerified], or [AckVerifiedLate] when it arrives after
 // the delivery's ack-wait deadline (estimated conservatively from when the
 // pull was sent, on the injected clock). Anything else — a deadline, a lost
 // connection, a write that may have failed part way, any other reply — is
-// [OutcomeUncertain] with a [*ReceiptError]; it is never retried.
+// [AckUncertain] with a [*ReceiptError]; it is never retried.
 //
 // # Permissions
 //

@@ -231,7 +231,7 @@ func TestLogTransitions(t *testing.T) {
 			script: func(t *testing.T, r *rig) {
 				r.net.publish(0, `[]`)
 				r.net.ackReply = func(int, pull.Command) (pull.Receipt, bool, error) {
-					return pull.Receipt{Outcome: pull.OutcomeUncertain, Action: pull.ActionAck},
+					return pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck},
 						true, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
 				}
 				r.step(t)
@@ -247,7 +247,7 @@ func TestLogTransitions(t *testing.T) {
 			script: func(t *testing.T, r *rig) {
 				r.net.publish(0, `[]`)
 				r.net.ackReply = func(int, pull.Command) (pull.Receipt, bool, error) {
-					return pull.Receipt{Outcome: pull.OutcomeVerifiedLate, Action: pull.ActionAck}, true, nil
+					return pull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, true, nil
 				}
 				r.step(t)
 			},

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/latent-systems/latent-nats/pull"
 )
 
 // StepResult says how a step ended.
@@ -48,38 +50,25 @@ func (r StepResult) String() string {
 	return "StepResult(" + strconv.Itoa(int(r)) + ")"
 }
 
-// AckState is what is known of the acknowledgement of a delivery.
-type AckState uint8
+// AckState is what is known of the acknowledgement of a delivery. It is
+// pull's AckState, so the report and the receipt cannot disagree; its
+// String is "none", "verified", "verified late" or "uncertain".
+type AckState = pull.AckState
 
 // Acknowledgement states.
 const (
 	// AckNone: no command was sent (no delivery, shutdown, a refused
 	// check, or the connection refused the command before writing it).
-	AckNone AckState = iota + 1
+	AckNone = pull.AckNone
 	// AckVerified: the broker's receipt arrived within the ack wait.
-	AckVerified
+	AckVerified = pull.AckVerified
 	// AckVerifiedLate: the receipt arrived after the ack wait; the broker
 	// may have redelivered meanwhile.
-	AckVerifiedLate
+	AckVerifiedLate = pull.AckVerifiedLate
 	// AckUncertain: the command may have been written but no receipt was
 	// seen. It is never replayed; the broker may redeliver.
-	AckUncertain
+	AckUncertain = pull.AckUncertain
 )
-
-// String returns the state's name, or "AckState(n)" outside the list.
-func (s AckState) String() string {
-	switch s {
-	case AckNone:
-		return "none"
-	case AckVerified:
-		return "verified"
-	case AckVerifiedLate:
-		return "verified late"
-	case AckUncertain:
-		return "uncertain"
-	}
-	return "AckState(" + strconv.Itoa(int(s)) + ")"
-}
 
 // ErrorClass groups what went wrong in a step. The zero value means none.
 type ErrorClass uint8

@@ -139,7 +139,7 @@ func TestEnumStrings(t *testing.T) {
 		{AckVerified.String(), "verified"},
 		{AckVerifiedLate.String(), "verified late"},
 		{AckUncertain.String(), "uncertain"},
-		{(AckUncertain + 1).String(), "AckState(5)"},
+		{(AckNone + 1).String(), "AckState(5)"},
 		{ErrorClass(0).String(), "none"},
 		{ErrorClass(numErrorClasses + 1).String(), "ErrorClass(24)"},
 		{DialFailure(0).String(), "none"},

@@ -596,13 +596,13 @@ func (v *visit) ack() bool {
 	ackCancel()
 	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
 	v.unanswered = err != nil && unanswered(err)
-	v.redelivery(now, err == nil, rec.Outcome == pull.OutcomeUncertain)
+	v.redelivery(now, err == nil, rec.Outcome == AckUncertain)
 	switch {
-	case err == nil && rec.Outcome == pull.OutcomeVerifiedLate:
+	case err == nil && rec.Outcome == AckVerifiedLate:
 		v.r.Ack = AckVerifiedLate
 	case err == nil:
 		v.r.Ack = AckVerified
-	case rec.Outcome == pull.OutcomeUncertain:
+	case rec.Outcome == AckUncertain:
 		v.r.Ack = AckUncertain
 		v.r.Error = ClassAckUncertain
 	case v.stopped():

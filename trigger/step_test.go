@@ -691,8 +691,8 @@ func TestAckStates(t *testing.T) {
 		state AckState
 		class ErrorClass
 	}{
-		{"late", pull.Receipt{Outcome: pull.OutcomeVerifiedLate, Action: pull.ActionAck}, nil, AckVerifiedLate, 0},
-		{"uncertain", pull.Receipt{Outcome: pull.OutcomeUncertain, Action: pull.ActionAck}, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}, AckUncertain, ClassAckUncertain},
+		{"late", pull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, nil, AckVerifiedLate, 0},
+		{"uncertain", pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck}, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}, AckUncertain, ClassAckUncertain},
 		{"not written", pull.Receipt{}, conn.ErrClosed, AckNone, ClassConnection},
 	}
 	for _, tc := range tests {
@@ -819,7 +819,7 @@ func TestUncertainAckRedelivered(t *testing.T) {
 				return pull.Receipt{}, false, nil
 			}
 			lost = false
-			return pull.Receipt{Outcome: pull.OutcomeUncertain, Action: pull.ActionAck},
+			return pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck},
 				true, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
 		}
 		if rep := r.step(t); rep.Ack != AckUncertain {
