@@ -658,12 +658,12 @@ func minTime(a, b time.Time) time.Time {
 
 // newIDs fills a fresh random activation ID and trace.
 func (t *Triggers) newIDs(a *Activation) error {
-	var buf [2 * IDLen]byte
+	var buf [2 * iDLen]byte
 	if _, err := io.ReadFull(t.rand, buf[:]); err != nil {
 		return err
 	}
-	copy(a.ActivationID[:], buf[:IDLen])
-	copy(a.Trace[:], buf[IDLen:])
+	copy(a.ActivationID[:], buf[:iDLen])
+	copy(a.Trace[:], buf[iDLen:])
 	return nil
 }
 

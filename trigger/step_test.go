@@ -79,9 +79,9 @@ func TestActivationIDsFresh(t *testing.T) {
 			r.step(t)
 		}
 		acts, _ := r.host.acts()
-		seen := map[[IDLen]byte]bool{}
+		seen := map[[iDLen]byte]bool{}
 		for _, a := range acts {
-			for _, id := range [][IDLen]byte{a.ActivationID, a.Trace} {
+			for _, id := range [][iDLen]byte{a.ActivationID, a.Trace} {
 				if seen[id] {
 					t.Errorf("id %x repeated", id)
 				}
