@@ -594,7 +594,7 @@ const (
 	ResourceProviderConnections
 )
 
-// numResources is the number of Resource values; they are 1..NumResources.
+// numResources is the number of Resource values; they are 1..numResources.
 const numResources = int(ResourceProviderConnections)
 
 // String returns the resource's name, or "Resource(n)" outside the list.

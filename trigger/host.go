@@ -282,7 +282,7 @@ const (
 	OutcomePlatformFailure
 )
 
-// numOutcomes is the number of Outcome values; they are 1..NumOutcomes.
+// numOutcomes is the number of Outcome values; they are 1..numOutcomes.
 const numOutcomes = int(OutcomePlatformFailure)
 
 // String returns the outcome's name, "none" for zero (no activation), or

@@ -136,7 +136,7 @@ const (
 )
 
 // numErrorClasses is the number of ErrorClass values; they are
-// 1..NumErrorClasses.
+// 1..numErrorClasses.
 const numErrorClasses = int(ClassInternal)
 
 // String returns the class's name, "none" for zero, or "ErrorClass(n)"
@@ -221,7 +221,7 @@ const (
 )
 
 // numDialFailures is the number of DialFailure values; they are
-// 1..NumDialFailures.
+// 1..numDialFailures.
 const numDialFailures = int(DialOther)
 
 // String returns the failure's name, "none" for zero, or
