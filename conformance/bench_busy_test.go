@@ -31,7 +31,7 @@ func newBusyOwner(b *testing.B) *busyOwner {
 		b.Fatal(err)
 	}
 	b.Cleanup(pools.Close)
-	trig, mon, err := trigger.Install(pools, "bench", 1, 0, cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "bench", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		b.Fatal(err)
 	}

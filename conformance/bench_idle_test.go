@@ -66,7 +66,7 @@ func BenchmarkIdleStep(b *testing.B) {
 			one := cfg.Clone()
 			one.Bindings = one.Bindings[:n]
 			h0 := liveHeap()
-			trig, _, err := trigger.Install(pools, fmt.Sprintf("bench-idle-%d", runs), 1, 0, one, creds)
+			trig, _, err := trigger.Install(pools, trigger.Installation{LogicalID: fmt.Sprintf("bench-idle-%d", runs), Epoch: 1, Config: one, Credentials: creds})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func TestIdleStepAllocations(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pools.Close()
-	trig, _, err := trigger.Install(pools, "idle-allocations", 1, 0, cfg, creds)
+	trig, _, err := trigger.Install(pools, trigger.Installation{LogicalID: "idle-allocations", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,7 @@ func BenchmarkPullVisit(b *testing.B) {
 				b.Fatalf("visit %d: next: %v, %v", i, res.Kind, err)
 			}
 			rec, err := pm.Ack(ctx, c, &res.Delivery, pull.Ack())
-			if err != nil || rec.Outcome != pull.OutcomeVerified {
+			if err != nil || rec.Outcome != pull.AckVerified {
 				b.Fatalf("visit %d: ack: %v, %v", i, rec.Outcome, err)
 			}
 		}

@@ -85,7 +85,7 @@ func haChild(dir string) int {
 		return fail("pools", err)
 	}
 	defer pools.Close()
-	trig, _, err := trigger.Install(pools, "conformance", 1, 0, cfg, creds)
+	trig, _, err := trigger.Install(pools, trigger.Installation{LogicalID: "conformance", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		return fail("install", err)
 	}

@@ -165,7 +165,7 @@ func clusterInstall(t *testing.T, c *broker.Cluster, spec clusterSpec) *clusterE
 	}
 	t.Cleanup(pools.Close)
 	e.pools, e.creds = pools, creds
-	e.trig, e.mon, err = trigger.Install(pools, "conformance", 1, 0, e.cfg, creds)
+	e.trig, e.mon, err = trigger.Install(pools, trigger.Installation{LogicalID: "conformance", Epoch: 1, Config: e.cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -329,7 +330,7 @@ func linkReinstall(t *testing.T, e *trigEnv) {
 	t.Helper()
 	e.trig.Close()
 	e.cfg.PollIntervalMS = linkPollMS
-	trig, mon, err := trigger.Install(e.pools, "conformance", 2, 1, e.cfg, e.creds)
+	trig, mon, err := trigger.Install(e.pools, trigger.Installation{LogicalID: "conformance", Epoch: 2, ExpectedEpoch: 1, Config: e.cfg, Credentials: e.creds})
 	if err != nil {
 		t.Fatalf("Install at epoch 2: %v", err)
 	}
@@ -361,7 +362,7 @@ type linkHost struct {
 	healed   bool
 	healAt   time.Time
 	acks     []time.Time // when each verified acknowledgement was reported
-	classes  [trigger.NumErrorClasses + 1]int
+	classes  map[trigger.ErrorClass]int
 	frozen   bool     // the verdict was drawn: later reports are the ledger's only
 	redeliv  int      // deliveries with a delivery count above 1
 	trace    []string // the first linkTrace reports, for a failed case's log
@@ -491,7 +492,10 @@ func (h *linkHost) ObserveStep(r trigger.StepReport) {
 			r.Step, r.At.Sub(h.start).Round(time.Millisecond), now.Sub(r.At).Round(time.Millisecond),
 			r.Result, r.StreamSeq, r.Delivered, r.Error, r.Ack, pulled, h.fired))
 	}
-	if r.Error != 0 && int(r.Error) <= trigger.NumErrorClasses {
+	if r.Error != 0 {
+		if h.classes == nil {
+			h.classes = map[trigger.ErrorClass]int{}
+		}
 		h.classes[r.Error]++
 	}
 	if r.Ack == trigger.AckVerified {
@@ -594,7 +598,7 @@ type linkOutcome struct {
 	hitTook   time.Duration
 	// other counts the error classes of the other steps that failed
 	// (before the verdict).
-	other [trigger.NumErrorClasses + 1]int
+	other map[trigger.ErrorClass]int
 	// reexec and byCause are the ledger's re-executions; redeliv counts
 	// deliveries with a delivery count above 1 (with or without a run).
 	reexec  int
@@ -615,13 +619,13 @@ func (h *linkHost) outcome(v ledger.Verdict, s trigger.Snapshot, settle time.Dur
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o := linkOutcome{
-		other: h.classes, reexec: len(v.Reexecutions), byCause: v.ByCause, redeliv: h.redeliv,
+		other: maps.Clone(h.classes), reexec: len(v.Reexecutions), byCause: v.ByCause, redeliv: h.redeliv,
 		dials: s.Dials, replaced: s.Replaced, recover: -1, settle: settle,
 	}
 	if h.hit != nil {
 		o.hit, o.hitSeq, o.hitResult, o.hitAck, o.hitPull = h.hit.Error, h.hit.StreamSeq, h.hit.Result, h.hit.Ack, h.hitPull
 		o.hitAfter, o.hitTook = h.hitAt.Sub(h.firedAt), h.hitTook
-		if o.hit != 0 {
+		if o.other[o.hit] > 0 {
 			o.other[o.hit]--
 		}
 	}
@@ -662,7 +666,7 @@ func (o linkOutcome) cell() string {
 		hit = o.hit.String()
 	}
 	var other []string
-	for c := trigger.ErrorClass(1); int(c) <= trigger.NumErrorClasses; c++ {
+	for _, c := range slices.Sorted(maps.Keys(o.other)) {
 		if n := o.other[c]; n > 0 {
 			other = append(other, fmt.Sprintf("%s×%d", c, n))
 		}

@@ -69,7 +69,7 @@ func TestFaultNodeRestartFromConfig(t *testing.T) {
 	if epoch, live := pools.Epoch("conformance"); epoch != 0 || live {
 		t.Fatalf("a new node's registry: epoch %d, live %v; want 0, false", epoch, live)
 	}
-	trig, mon, err := trigger.Install(pools, "conformance", 2, 0, cfg, e.creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "conformance", Epoch: 2, Config: cfg, Credentials: e.creds})
 	if err != nil {
 		t.Fatalf("Install at epoch 2: %v", err)
 	}

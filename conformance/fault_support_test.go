@@ -23,7 +23,7 @@ import (
 func (e *trigEnv) reinstall(t *testing.T, pools *trigger.Pools, epoch, expected uint64, creds []trigger.Credential) {
 	t.Helper()
 	e.trig.Close()
-	trig, mon, err := trigger.Install(pools, "conformance", epoch, expected, e.cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "conformance", Epoch: epoch, ExpectedEpoch: expected, Config: e.cfg, Credentials: creds})
 	if err != nil {
 		t.Fatalf("Install at epoch %d: %v", epoch, err)
 	}
@@ -186,12 +186,15 @@ func (e *trigEnv) consumerViews(t *testing.T) []ledger.ConsumerView {
 type faultHost struct {
 	*trigHookHost
 	mu     sync.Mutex
-	failed [trigger.NumErrorClasses + 1][]time.Time
+	failed map[trigger.ErrorClass][]time.Time
 }
 
 func (h *faultHost) ObserveStep(r trigger.StepReport) {
-	if r.Error != 0 && int(r.Error) <= trigger.NumErrorClasses {
+	if r.Error != 0 {
 		h.mu.Lock()
+		if h.failed == nil {
+			h.failed = map[trigger.ErrorClass][]time.Time{}
+		}
 		h.failed[r.Error] = append(h.failed[r.Error], time.Now())
 		h.mu.Unlock()
 	}

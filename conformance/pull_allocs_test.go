@@ -56,7 +56,7 @@ func TestPullVisitAllocations(t *testing.T) {
 			return
 		}
 		rec, err := p.p.Ack(ctx, p.c, &res.Delivery, pull.Ack())
-		if err != nil || rec.Outcome != pull.OutcomeVerified {
+		if err != nil || rec.Outcome != pull.AckVerified {
 			failed = fmt.Errorf("visit %d: ack: %v, %v", visits, rec.Outcome, err)
 		}
 	})

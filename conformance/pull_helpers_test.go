@@ -351,7 +351,7 @@ func (p *puller) ack(d *pull.Delivery, cmd pull.Command) (pull.Receipt, error) {
 func (p *puller) mustAck(d *pull.Delivery, cmd pull.Command) pull.Receipt {
 	p.t.Helper()
 	rec, err := p.ack(d, cmd)
-	if err != nil || rec.Outcome != pull.OutcomeVerified {
+	if err != nil || rec.Outcome != pull.AckVerified {
 		p.t.Fatalf("Ack(%v) = %+v, %v; want verified", cmd.Action, rec, err)
 	}
 	return rec

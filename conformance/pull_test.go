@@ -139,7 +139,7 @@ func TestPull(t *testing.T) {
 			t.Fatalf("redelivery %+v, want delivered 2", second.Delivery.ID)
 		}
 		rec, err := p.ack(&first.Delivery, pull.Ack())
-		if err != nil || rec.Outcome != pull.OutcomeVerifiedLate || rec.Late <= 0 || rec.Delivery != first.Delivery.ID {
+		if err != nil || rec.Outcome != pull.AckVerifiedLate || rec.Late <= 0 || rec.Delivery != first.Delivery.ID {
 			t.Fatalf("late Ack() = %+v, %v; want verified late for the first delivery", rec, err)
 		}
 		p.mustAck(&second.Delivery, pull.Ack())
@@ -572,7 +572,7 @@ func testPermissions(t *testing.T, b *broker.Broker) {
 		res := p.mustMessage()
 		start := time.Now()
 		rec, err := p.ack(&res.Delivery, pull.Ack())
-		if took := time.Since(start); rec.Outcome != pull.OutcomeUncertain || !errors.Is(err, pull.ErrNotVerified) || !isPermission(err) || took > pullPrompt {
+		if took := time.Since(start); rec.Outcome != pull.AckUncertain || !errors.Is(err, pull.ErrNotVerified) || !isPermission(err) || took > pullPrompt {
 			t.Fatalf("Ack() = %+v, %v after %v; want uncertain with a permission error within %v", rec, err, took, pullPrompt)
 		}
 		// The broker redelivers after ack_wait; a fully granted user acks it.
@@ -633,7 +633,7 @@ func testPermissions(t *testing.T, b *broker.Broker) {
 		p := newPuller(t, b, bind, mixed, pull.Options{})
 		res := p.nextMessage(pullTimeout)
 		rec, err := p.ack(&res.Delivery, pull.Ack())
-		if rec.Outcome != pull.OutcomeUncertain || !isPermission(err) {
+		if rec.Outcome != pull.AckUncertain || !isPermission(err) {
 			t.Fatalf("Ack() = %+v, %v; want uncertain with a permission error", rec, err)
 		}
 	})
@@ -664,7 +664,7 @@ func TestPullV2AckSubjects(t *testing.T) {
 	q := newPuller(t, b, bind, without(perms, "$JS.ACK.*.*."+bind.Stream+"."+bind.Consumer+".>"), pull.Options{})
 	res = q.nextMessage(pullTimeout)
 	rec, err := q.ack(&res.Delivery, pull.Ack())
-	if rec.Outcome != pull.OutcomeUncertain || !isPermission(err) {
+	if rec.Outcome != pull.AckUncertain || !isPermission(err) {
 		t.Fatalf("Ack() without the v2 grant = %+v, %v; want uncertain with a permission error", rec, err)
 	}
 }
@@ -696,7 +696,7 @@ func testLostReceipts(t *testing.T, b *broker.Broker) {
 
 	t.Run("command never reached the broker", func(t *testing.T) {
 		res, rec, err := lose(t, func(p *cutProxy) { p.dropUp.Store(true) })
-		if rec.Outcome != pull.OutcomeUncertain || !errors.Is(err, pull.ErrNotVerified) || !errors.Is(err, context.DeadlineExceeded) {
+		if rec.Outcome != pull.AckUncertain || !errors.Is(err, pull.ErrNotVerified) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Ack() = %+v, %v; want uncertain after the deadline", rec, err)
 		}
 		direct := newPuller(t, b, bind, perms, pull.Options{})
@@ -709,7 +709,7 @@ func testLostReceipts(t *testing.T, b *broker.Broker) {
 
 	t.Run("broker committed, receipt lost", func(t *testing.T) {
 		_, rec, err := lose(t, func(p *cutProxy) { p.dropDown.Store(true) })
-		if rec.Outcome != pull.OutcomeUncertain || !errors.Is(err, pull.ErrNotVerified) || !errors.Is(err, context.DeadlineExceeded) {
+		if rec.Outcome != pull.AckUncertain || !errors.Is(err, pull.ErrNotVerified) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Ack() = %+v, %v; want uncertain after the deadline", rec, err)
 		}
 		adm.waitFor("the broker records the ack", pullTimeout, func() bool {

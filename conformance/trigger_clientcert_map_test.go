@@ -132,9 +132,10 @@ func TestTriggerClientCertificateAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pools.Close)
-	trig, mon, err := trigger.Install(pools, "map", 1, 0, cfg, []trigger.Credential{{
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "map", Epoch: 1, Config: cfg, Credentials: []trigger.Credential{{
 		Tenant: "acme", ProviderID: "local", Destination: dest, Secret: secretOf("acme-runtime"),
-	}})
+	}}})
+
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func TestTriggerEmbedding(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pools.Close()
-	trig, mon, err := trigger.Install(pools, "shop", 1, 0, cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "shop", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}

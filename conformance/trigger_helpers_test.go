@@ -302,7 +302,7 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 	t.Cleanup(pools.Close)
 	e.pools = pools
 	e.creds = creds
-	e.trig, e.mon, err = trigger.Install(pools, "conformance", 1, 0, e.cfg, creds)
+	e.trig, e.mon, err = trigger.Install(pools, trigger.Installation{LogicalID: "conformance", Epoch: 1, Config: e.cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,15 +43,27 @@ func TestTriggerIdleBindings(t *testing.T) {
 
 	// A second installation of the first binding alone, on the same pools,
 	// sharing the tenant's credential.
+	// It adds the charge it has alone on fresh pools.
 	one := e.cfg.Clone()
 	one.Bindings = one.Bindings[:1]
-	oneTrig, oneMon, err := trigger.Install(e.pools, "conformance-one", 1, 0, one, e.creds)
+	charged := e.pools.Usage().MetadataBytes
+	oneTrig, oneMon, err := trigger.Install(e.pools, trigger.Installation{LogicalID: "conformance-one", Epoch: 1, Config: one, Credentials: e.creds})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer oneTrig.Close()
-	if got, want := e.pools.Usage().MetadataBytes, trigger.InstallCharge(e.cfg)+trigger.InstallCharge(one); got != want {
-		t.Errorf("metadata charged %d, want %d", got, want)
+	alone, err := trigger.NewPools(trigger.PoolConfig{Limits: trigger.DefaultPoolLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	aloneTrig, _, err := trigger.Install(alone, trigger.Installation{LogicalID: "conformance-one", Epoch: 1, Config: one, Credentials: e.creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer aloneTrig.Close()
+	if got, want := e.pools.Usage().MetadataBytes-charged, alone.Usage().MetadataBytes; got != want || want <= 0 {
+		t.Errorf("metadata charged %d by the second installation, want %d, its charge alone", got, want)
 	}
 
 	// One lap of explicit steps: every binding visited once, each visit

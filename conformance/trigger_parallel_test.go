@@ -117,7 +117,7 @@ func TestTriggerParallelInstallations(t *testing.T) {
 		var trigs []*trigger.Triggers
 		var mons []*trigger.Monitor
 		for k, p := range parts {
-			trig, mon, err := trigger.Install(e.pools, fmt.Sprintf("conformance.%d", k), 1, 0, p.Config, p.Credentials)
+			trig, mon, err := trigger.Install(e.pools, trigger.Installation{LogicalID: fmt.Sprintf("conformance.%d", k), Epoch: 1, Config: p.Config, Credentials: p.Credentials})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +197,7 @@ func BenchmarkTriggerParallel(b *testing.B) {
 			}
 			var trigs []*trigger.Triggers
 			for k, p := range parts {
-				trig, _, err := trigger.Install(pools, fmt.Sprintf("bench.%d", k), 1, 0, p.Config, p.Credentials)
+				trig, _, err := trigger.Install(pools, trigger.Installation{LogicalID: fmt.Sprintf("bench.%d", k), Epoch: 1, Config: p.Config, Credentials: p.Credentials})
 				if err != nil {
 					b.Fatal(err)
 				}

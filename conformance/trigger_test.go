@@ -172,7 +172,7 @@ func TestTriggerFullCycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trig, mon, err := trigger.Install(pools, "conformance", 1, 0, cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "conformance", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,12 @@ const (
 	nakSuffix  = "}"
 )
 
-// Action is the terminal outcome sent to the broker for one delivery.
+// Action is what is sent to the broker for one delivery. ActionAck,
+// ActionNak and ActionTerm are the commands. ActionExhausted (a +TERM sent
+// at the consumer's last delivery) and ActionNone (nothing sent) complete
+// the vocabulary of a report of one delivery, as package trigger's
+// StepReport.Action uses it; they are no command, and Command.Validate
+// refuses them. This is the one definition: trigger's Action is this type.
 type Action uint8
 
 const (
@@ -39,9 +44,15 @@ const (
 	ActionNak
 	// ActionTerm (+TERM [reason]): never redeliver, not processed.
 	ActionTerm
+	// ActionExhausted: a +TERM for a retryable failure at the consumer's
+	// last delivery, reported as exhausted.
+	ActionExhausted
+	// ActionNone: nothing was sent.
+	ActionNone
 )
 
-// String returns "ack", "nak" or "term", or "Action(n)" outside the
+// String returns "ack", "nak", "term", "exhausted", "none" (for ActionNone
+// and for zero: no delivery, so no action), or "Action(n)" outside the
 // enumeration.
 func (a Action) String() string {
 	switch a {
@@ -51,6 +62,10 @@ func (a Action) String() string {
 		return "nak"
 	case ActionTerm:
 		return "term"
+	case ActionExhausted:
+		return "exhausted"
+	case 0, ActionNone:
+		return "none"
 	}
 	return "Action(" + strconv.Itoa(int(a)) + ")"
 }
@@ -154,40 +169,47 @@ func appendCommand(dst []byte, c Command) ([]byte, error) {
 	return dst, nil
 }
 
-// Outcome is what is known of an acknowledgement after it was sent.
-type Outcome uint8
+// AckState is what is known of an acknowledgement. This is the one
+// definition: package trigger's AckState is this type.
+type AckState uint8
 
 const (
-	// OutcomeVerified: the broker's empty receipt arrived before the
+	// AckVerified: the broker's empty receipt arrived before the
 	// delivery's ack-wait deadline.
-	OutcomeVerified Outcome = iota + 1
-	// OutcomeVerifiedLate: the receipt arrived, but after the delivery's
+	AckVerified AckState = iota + 1
+	// AckVerifiedLate: the receipt arrived, but after the delivery's
 	// ack-wait deadline; the broker may already have redelivered the
 	// message.
-	OutcomeVerifiedLate
-	// OutcomeUncertain: the command may have been written but no receipt
-	// was seen (a deadline, a lost connection, a partial write, any other
+	AckVerifiedLate
+	// AckUncertain: the command may have been written but no receipt was
+	// seen (a deadline, a lost connection, a partial write, any other
 	// reply). The broker may or may not have recorded it. It is never
 	// retried.
-	OutcomeUncertain
+	AckUncertain
+	// AckNone: no command was sent. A Receipt never holds it (its zero
+	// Outcome is a command never handed to the connection); package
+	// trigger reports it.
+	AckNone
 )
 
-// String returns "verified", "verified late" or "uncertain", or
-// "Outcome(n)" outside the enumeration.
-func (o Outcome) String() string {
-	switch o {
-	case OutcomeVerified:
+// String returns "verified", "verified late", "uncertain" or "none", or
+// "AckState(n)" outside the enumeration.
+func (s AckState) String() string {
+	switch s {
+	case AckVerified:
 		return "verified"
-	case OutcomeVerifiedLate:
+	case AckVerifiedLate:
 		return "verified late"
-	case OutcomeUncertain:
+	case AckUncertain:
 		return "uncertain"
+	case AckNone:
+		return "none"
 	}
-	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+	return "AckState(" + strconv.Itoa(int(s)) + ")"
 }
 
 // Verified reports whether the broker's receipt was seen (late or not).
-func (o Outcome) Verified() bool { return o == OutcomeVerified || o == OutcomeVerifiedLate }
+func (s AckState) Verified() bool { return s == AckVerified || s == AckVerifiedLate }
 
 // DeliveryID names one delivery of one message, as its ack subject does.
 type DeliveryID struct {
@@ -201,22 +223,23 @@ type DeliveryID struct {
 
 // Receipt is the result of one acknowledgement.
 type Receipt struct {
-	// Outcome is set for every command that was handed to the connection.
-	Outcome Outcome
+	// Outcome is set for every command that was handed to the connection:
+	// AckVerified, AckVerifiedLate or AckUncertain.
+	Outcome AckState
 	// Action is the command's action.
 	Action Action
 	// Delivery is the delivery the command acknowledged.
 	Delivery DeliveryID
 	// Late is how long after the delivery's ack-wait deadline the receipt
-	// arrived (OutcomeVerifiedLate only).
+	// arrived (AckVerifiedLate only).
 	Late time.Duration
 }
 
 // receiptOutcome decides Verified or VerifiedLate for a receipt seen at
 // `at` for a delivery whose ack-wait deadline is deadline.
-func receiptOutcome(at, deadline time.Time) (Outcome, time.Duration) {
+func receiptOutcome(at, deadline time.Time) (AckState, time.Duration) {
 	if at.After(deadline) {
-		return OutcomeVerifiedLate, at.Sub(deadline)
+		return AckVerifiedLate, at.Sub(deadline)
 	}
-	return OutcomeVerified, 0
+	return AckVerified, 0
 }

@@ -41,7 +41,9 @@ func TestAppendCommand(t *testing.T) {
 		{"ack with delay", Command{Action: ActionAck, Delay: time.Second}, "", ErrInvalidAction},
 		{"ack with reason", Command{Action: ActionAck, Reason: "x"}, "", ErrInvalidAction},
 		{"zero action", Command{}, "", ErrInvalidAction},
-		{"unknown action", Command{Action: ActionTerm + 1}, "", ErrInvalidAction},
+		{"exhausted is no command", Command{Action: ActionExhausted}, "", ErrInvalidAction},
+		{"none is no command", Command{Action: ActionNone}, "", ErrInvalidAction},
+		{"unknown action", Command{Action: ActionNone + 1}, "", ErrInvalidAction},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,19 +86,19 @@ func TestAppendCommandDoesNotAllocate(t *testing.T) {
 
 func TestEnumStrings(t *testing.T) {
 	got := []string{
-		ActionAck.String(), ActionNak.String(), ActionTerm.String(), Action(0).String(),
-		OutcomeVerified.String(), OutcomeVerifiedLate.String(), OutcomeUncertain.String(), Outcome(9).String(),
+		ActionAck.String(), ActionNak.String(), ActionTerm.String(), ActionExhausted.String(), ActionNone.String(), Action(0).String(), Action(6).String(),
+		AckVerified.String(), AckVerifiedLate.String(), AckUncertain.String(), AckNone.String(), AckState(0).String(), AckState(9).String(),
 		opInspect.String(), opNext.String(), opAck.String(), operation(0).String(),
 	}
 	want := []string{
-		"ack", "nak", "term", "Action(0)",
-		"verified", "verified late", "uncertain", "Outcome(9)",
+		"ack", "nak", "term", "exhausted", "none", "none", "Action(6)",
+		"verified", "verified late", "uncertain", "none", "AckState(0)", "AckState(9)",
 		"inspect", "next", "ack", "operation(0)",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("String() (-want +got):\n%s", diff)
 	}
-	verified := map[Outcome]bool{OutcomeVerified: true, OutcomeVerifiedLate: true, OutcomeUncertain: false, 0: false}
+	verified := map[AckState]bool{AckVerified: true, AckVerifiedLate: true, AckUncertain: false, AckNone: false, 0: false}
 	for o, want := range verified {
 		if o.Verified() != want {
 			t.Errorf("%v.Verified() = %v", o, !want)
@@ -125,21 +127,21 @@ func TestAckReceipts(t *testing.T) {
 		want    Receipt
 		wantErr []error
 	}{
-		{"verified", time.Second, empty, nil, Receipt{Outcome: OutcomeVerified, Action: ActionAck, Delivery: id}, nil},
-		{"verified at the deadline", 2 * time.Second, empty, nil, Receipt{Outcome: OutcomeVerified, Action: ActionAck, Delivery: id}, nil},
-		{"verified late", 2*time.Second + time.Millisecond, empty, nil, Receipt{Outcome: OutcomeVerifiedLate, Action: ActionAck, Delivery: id, Late: time.Millisecond}, nil},
-		{"deadline", 0, conn.Reply{}, &conn.ClosedError{Err: context.DeadlineExceeded}, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, context.DeadlineExceeded, conn.ErrClosed}},
+		{"verified", time.Second, empty, nil, Receipt{Outcome: AckVerified, Action: ActionAck, Delivery: id}, nil},
+		{"verified at the deadline", 2 * time.Second, empty, nil, Receipt{Outcome: AckVerified, Action: ActionAck, Delivery: id}, nil},
+		{"verified late", 2*time.Second + time.Millisecond, empty, nil, Receipt{Outcome: AckVerifiedLate, Action: ActionAck, Delivery: id, Late: time.Millisecond}, nil},
+		{"deadline", 0, conn.Reply{}, &conn.ClosedError{Err: context.DeadlineExceeded}, Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, context.DeadlineExceeded, conn.ErrClosed}},
 		// A kept connection that gave the receipt up (conn.KeepUnanswered):
 		// written, so as uncertain as a closed one, never "not sent".
-		{"unanswered on a kept connection", 0, conn.Reply{}, fmt.Errorf("%w: %w", conn.ErrUnanswered, context.DeadlineExceeded), Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, context.DeadlineExceeded, conn.ErrUnanswered}},
-		{"connection lost", 0, conn.Reply{}, &conn.ClosedError{Err: conn.ErrServerClosed}, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, conn.ErrServerClosed}},
-		{"partial write", 0, conn.Reply{}, &conn.ClosedError{Err: io.ErrShortWrite}, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, io.ErrShortWrite}},
-		{"permission violation", 0, conn.Reply{}, &conn.ServerError{Kind: conn.KindPermission}, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified}},
-		{"unknown requester error", 0, conn.Reply{}, errors.New("x"), Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified}},
-		{"no responders", 0, conn.Reply{Subject: []byte("_INBOX.x.2"), Status: 503}, nil, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, ErrNoResponders}},
-		{"non-empty reply", 0, conn.Reply{Subject: []byte("_INBOX.x.2"), Payload: []byte("x")}, nil, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, ErrUnexpectedReply, ErrCloseConnection}},
-		{"status reply", 0, conn.Reply{Subject: []byte("_INBOX.x.2"), Status: 404, Description: []byte("No Messages")}, nil, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, ErrUnexpectedReply}},
-		{"reply with headers", 0, conn.Reply{Subject: []byte("_INBOX.x.2"), Header: []byte("NATS/1.0\r\n\r\n")}, nil, Receipt{Outcome: OutcomeUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, ErrUnexpectedReply}},
+		{"unanswered on a kept connection", 0, conn.Reply{}, fmt.Errorf("%w: %w", conn.ErrUnanswered, context.DeadlineExceeded), Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, context.DeadlineExceeded, conn.ErrUnanswered}},
+		{"connection lost", 0, conn.Reply{}, &conn.ClosedError{Err: conn.ErrServerClosed}, Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, conn.ErrServerClosed}},
+		{"partial write", 0, conn.Reply{}, &conn.ClosedError{Err: io.ErrShortWrite}, Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, io.ErrShortWrite}},
+		{"permission violation", 0, conn.Reply{}, &conn.ServerError{Kind: conn.KindPermission}, Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified}},
+		{"unknown requester error", 0, conn.Reply{}, errors.New("x"), Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified}},
+		{"no responders", 0, conn.Reply{Subject: []byte("_INBOX.x.2"), Status: 503}, nil, Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, ErrNoResponders}},
+		{"non-empty reply", 0, conn.Reply{Subject: []byte("_INBOX.x.2"), Payload: []byte("x")}, nil, Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, ErrUnexpectedReply, ErrCloseConnection}},
+		{"status reply", 0, conn.Reply{Subject: []byte("_INBOX.x.2"), Status: 404, Description: []byte("No Messages")}, nil, Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, ErrUnexpectedReply}},
+		{"reply with headers", 0, conn.Reply{Subject: []byte("_INBOX.x.2"), Header: []byte("NATS/1.0\r\n\r\n")}, nil, Receipt{Outcome: AckUncertain, Action: ActionAck, Delivery: id}, []error{ErrNotVerified, ErrUnexpectedReply}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +212,7 @@ func TestAckPayloads(t *testing.T) {
 			d := delivered(t, c)
 			f := &fakeRequester{reply: conn.Reply{Subject: []byte("_INBOX.x.2")}}
 			rec, err := c.Ack(context.Background(), f, d, tt.cmd)
-			if err != nil || rec.Outcome != OutcomeVerified || rec.Action != tt.cmd.Action {
+			if err != nil || rec.Outcome != AckVerified || rec.Action != tt.cmd.Action {
 				t.Fatalf("Ack() = %+v, %v", rec, err)
 			}
 			if string(f.payload) != tt.want {

@@ -267,8 +267,8 @@ func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 // Receipt and ErrInvalidAction, ErrInvalidNakDelay, ErrInvalidTermReason
 // or ErrInvalidDelivery. A request
 // the connection refused before writing returns a zero Receipt and the
-// connection's error. Otherwise the Receipt's Outcome is set: Verified or
-// VerifiedLate with a nil error, or Uncertain with a *ReceiptError whose
+// connection's error. Otherwise the Receipt's Outcome is set: AckVerified or
+// AckVerifiedLate with a nil error, or AckUncertain with a *ReceiptError whose
 // cause may itself match ErrCloseConnection.
 func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Command) (Receipt, error) {
 	payload, err := appendCommand(c.s.cmd[:0], cmd)
@@ -285,7 +285,7 @@ func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Comman
 		if notWritten(err) {
 			return Receipt{}, fmt.Errorf("pull: ack: %w", err)
 		}
-		rec.Outcome = OutcomeUncertain
+		rec.Outcome = AckUncertain
 		return rec, &ReceiptError{Err: err}
 	}
 	switch {
@@ -293,10 +293,10 @@ func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Comman
 		rec.Outcome, rec.Late = receiptOutcome(at, d.AckDeadline)
 		return rec, nil
 	case rep.Status == 503 && len(rep.Description) == 0 && len(rep.Payload) == 0:
-		rec.Outcome = OutcomeUncertain
+		rec.Outcome = AckUncertain
 		return rec, &ReceiptError{Err: ErrNoResponders}
 	}
-	rec.Outcome = OutcomeUncertain
+	rec.Outcome = AckUncertain
 	return rec, &ReceiptError{Err: &ReplyError{op: opAck, Err: ErrUnexpectedReply}}
 }
 

@@ -22,10 +22,10 @@
 //   - The pull: its request body, the classification of its reply,
 //     [Delivery]; [Kind] and [Class], one Kind per status the broker sends.
 //   - Acknowledgement: [Command] (its String is the payload sent),
-//     [Outcome] and [Receipt].
+//     [AckState] and [Receipt].
 //   - Permissions: [DerivePermissions].
-//   - Errors: sentinels and the typed errors [BindingError], [InfoError], [APIError], [ProfileError],
-//     [ReplyError], [ReceiptError].
+//   - Errors: sentinels and the typed errors [BindingError], [InfoError],
+//     [APIError], [ProfileError], [ReplyError], [ReceiptError].
 //
 // # The profile
 //
@@ -92,11 +92,11 @@
 //
 // Ack publishes +ACK, +TERM [reason] or -NAK {"delay":ns} to the delivery's
 // ack subject with a reply subject. The broker's empty reply makes the
-// outcome [OutcomeVerified], or [OutcomeVerifiedLate] when it arrives after
+// outcome [AckVerified], or [AckVerifiedLate] when it arrives after
 // the delivery's ack-wait deadline (estimated conservatively from when the
 // pull was sent, on the injected clock). Anything else — a deadline, a lost
 // connection, a write that may have failed part way, any other reply — is
-// [OutcomeUncertain] with a [*ReceiptError]; it is never retried.
+// [AckUncertain] with a [*ReceiptError]; it is never retried.
 //
 // # Permissions
 //

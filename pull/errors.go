@@ -82,7 +82,9 @@ var (
 	// ErrInvalidTermReason: a TERM reason too long or with bytes other than
 	// printable ASCII.
 	ErrInvalidTermReason = errors.New("pull: invalid term reason")
-	// ErrInvalidAction: an Action outside the enumeration.
+	// ErrInvalidAction: an Action that is no command (ActionExhausted,
+	// ActionNone, or one outside the enumeration), or a delay or reason
+	// the action does not take.
 	ErrInvalidAction = errors.New("pull: invalid ack action")
 	// ErrInvalidDelivery: a Delivery not returned by Next for this
 	// binding, or one a later Next made stale (of its Consumer or of

@@ -221,7 +221,7 @@ func TestFakeServerLostReceipts(t *testing.T) {
 				t.Fatalf("Next() = %v, %v", res.Kind, err)
 			}
 			rec, err := p.Ack(ctx, c, &res.Delivery, pull.Ack())
-			if rec.Outcome != pull.OutcomeUncertain || rec.Delivery != id || !errors.Is(err, pull.ErrNotVerified) || !errors.Is(err, tt.cause) {
+			if rec.Outcome != pull.AckUncertain || rec.Delivery != id || !errors.Is(err, pull.ErrNotVerified) || !errors.Is(err, tt.cause) {
 				t.Fatalf("Ack() = %+v, %v; want uncertain for %+v caused by %v", rec, err, id, tt.cause)
 			}
 		})
@@ -243,7 +243,7 @@ func TestFakeServerVerifiedReceipt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec, err := p.Ack(ctx, c, &res.Delivery, pull.Ack()); err != nil || rec.Outcome != pull.OutcomeVerified {
+	if rec, err := p.Ack(ctx, c, &res.Delivery, pull.Ack()); err != nil || rec.Outcome != pull.AckVerified {
 		t.Fatalf("Ack() = %+v, %v; want verified", rec, err)
 	}
 }
@@ -270,7 +270,7 @@ func TestFakeServerBatchCompletedAfterMessage(t *testing.T) {
 	if err != nil || res.Kind != pull.KindMessage {
 		t.Fatalf("Next() = %v, %v", res.Kind, err)
 	}
-	if rec, err := p.Ack(ctx, c, &res.Delivery, pull.Ack()); err != nil || rec.Outcome != pull.OutcomeVerified {
+	if rec, err := p.Ack(ctx, c, &res.Delivery, pull.Ack()); err != nil || rec.Outcome != pull.AckVerified {
 		t.Fatalf("Ack() = %+v, %v; want verified despite the stale 409 Batch Completed", rec, err)
 	}
 }

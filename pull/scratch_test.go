@@ -122,7 +122,7 @@ func TestScratchOnlyNextEndsValidity(t *testing.T) {
 		t.Fatalf("b.Ack(a's delivery) = %v, calls %d; want ErrInvalidDelivery and nothing sent", err, f.calls)
 	}
 	rec, err := a.Ack(context.Background(), f, d, Ack())
-	if err != nil || rec.Outcome != OutcomeVerified || f.subject != testAck || string(f.payload) != "+ACK" {
+	if err != nil || rec.Outcome != AckVerified || f.subject != testAck || string(f.payload) != "+ACK" {
 		t.Errorf("a.Ack() = %+v, %v, %q to %q; want +ACK verified on %q", rec, err, f.payload, f.subject, testAck)
 	}
 }
@@ -157,7 +157,7 @@ func TestScratchAcksGoToOwnSubjects(t *testing.T) {
 			t.Fatalf("Next() = %v, %v", res.Kind, err)
 		}
 		f := &fakeRequester{reply: conn.Reply{Subject: []byte("_INBOX.x.3")}}
-		if rec, err := v.c.Ack(context.Background(), f, &res.Delivery, v.cmd); err != nil || rec.Outcome != OutcomeVerified {
+		if rec, err := v.c.Ack(context.Background(), f, &res.Delivery, v.cmd); err != nil || rec.Outcome != AckVerified {
 			t.Fatalf("Ack() = %+v, %v", rec, err)
 		}
 		got = append(got, sent{f.subject, string(f.payload)})

@@ -44,44 +44,44 @@ func TestBounds(t *testing.T) {
 	cases := []tc{
 		set("poll interval min", func(c *Config) { c.PollIntervalMS = MinPollIntervalMS }),
 		set("poll interval below min", func(c *Config) { c.PollIntervalMS = MinPollIntervalMS - 1 }, Violation{"poll_interval_ms", RuleRange}),
-		set("poll interval max", func(c *Config) { c.PollIntervalMS = MaxPollIntervalMS }),
-		set("poll interval above max", func(c *Config) { c.PollIntervalMS = MaxPollIntervalMS + 1 }, Violation{"poll_interval_ms", RuleRange}),
-		set("control line min", func(c *Config) { c.MaxControlLineBytes = MinControlLineBytes }),
-		set("control line below min", func(c *Config) { c.MaxControlLineBytes = MinControlLineBytes - 1 }, Violation{"max_control_line_bytes", RuleRange}),
-		set("control line max", func(c *Config) { c.MaxControlLineBytes = MaxControlLineBytes }),
-		set("control line above max", func(c *Config) { c.MaxControlLineBytes = MaxControlLineBytes + 1 }, Violation{"max_control_line_bytes", RuleRange}),
-		set("header min", func(c *Config) { c.MaxHeaderBytes = MinHeaderBytes }),
-		set("header below min", func(c *Config) { c.MaxHeaderBytes = MinHeaderBytes - 1 }, Violation{"max_header_bytes", RuleRange}),
-		set("header max", func(c *Config) { c.MaxHeaderBytes = MaxHeaderBytes }),
-		set("header above max", func(c *Config) { c.MaxHeaderBytes = MaxHeaderBytes + 1 }, Violation{"max_header_bytes", RuleRange}),
-		{"tenants min", withTenants(t, MinTenants), nil},
-		{"tenants below min", withTenants(t, MinTenants-1), []Violation{{"tenants", RuleCount}, {"bindings", RuleCount}}},
+		set("poll interval max", func(c *Config) { c.PollIntervalMS = maxPollIntervalMS }),
+		set("poll interval above max", func(c *Config) { c.PollIntervalMS = maxPollIntervalMS + 1 }, Violation{"poll_interval_ms", RuleRange}),
+		set("control line min", func(c *Config) { c.MaxControlLineBytes = minControlLineBytes }),
+		set("control line below min", func(c *Config) { c.MaxControlLineBytes = minControlLineBytes - 1 }, Violation{"max_control_line_bytes", RuleRange}),
+		set("control line max", func(c *Config) { c.MaxControlLineBytes = maxControlLineBytes }),
+		set("control line above max", func(c *Config) { c.MaxControlLineBytes = maxControlLineBytes + 1 }, Violation{"max_control_line_bytes", RuleRange}),
+		set("header min", func(c *Config) { c.MaxHeaderBytes = minHeaderBytes }),
+		set("header below min", func(c *Config) { c.MaxHeaderBytes = minHeaderBytes - 1 }, Violation{"max_header_bytes", RuleRange}),
+		set("header max", func(c *Config) { c.MaxHeaderBytes = maxHeaderBytes }),
+		set("header above max", func(c *Config) { c.MaxHeaderBytes = maxHeaderBytes + 1 }, Violation{"max_header_bytes", RuleRange}),
+		{"tenants min", withTenants(t, minTenants), nil},
+		{"tenants below min", withTenants(t, minTenants-1), []Violation{{"tenants", RuleCount}, {"bindings", RuleCount}}},
 		{"tenants max", withTenants(t, MaxTenants), nil},
 		{"tenants above max", withTenants(t, MaxTenants+1), []Violation{{"tenants", RuleCount}}},
-		{"bindings min", withBindings(t, MinBindings), nil},
-		{"bindings below min", withBindings(t, MinBindings-1), []Violation{{"bindings", RuleCount}, {"tenants[0]", RuleUnusedTenant}}},
+		{"bindings min", withBindings(t, minBindings), nil},
+		{"bindings below min", withBindings(t, minBindings-1), []Violation{{"bindings", RuleCount}, {"tenants[0]", RuleUnusedTenant}}},
 		{"bindings max", withBindings(t, MaxBindings), nil},
 		{"bindings above max", withBindings(t, MaxBindings+1), []Violation{{"bindings", RuleCount}}},
-		set("payload min", func(c *Config) { c.Bindings[0].MaxPayloadBytes = MinPayloadBytes }),
-		set("payload below min", func(c *Config) { c.Bindings[0].MaxPayloadBytes = MinPayloadBytes - 1 }, Violation{b0("max_payload_bytes"), RuleRange}),
+		set("payload min", func(c *Config) { c.Bindings[0].MaxPayloadBytes = minPayloadBytes }),
+		set("payload below min", func(c *Config) { c.Bindings[0].MaxPayloadBytes = minPayloadBytes - 1 }, Violation{b0("max_payload_bytes"), RuleRange}),
 		set("payload max", func(c *Config) { c.Bindings[0].MaxPayloadBytes = MaxPayloadBytes }),
 		set("payload above max", func(c *Config) { c.Bindings[0].MaxPayloadBytes = MaxPayloadBytes + 1 }, Violation{b0("max_payload_bytes"), RuleRange}),
 		set("timeout min", func(c *Config) {
-			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].RootBudgetMS = MinOperationTimeoutMS, MinOperationTimeoutMS
+			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].RootBudgetMS = minOperationTimeoutMS, minOperationTimeoutMS
 		}),
 		set("timeout below min", func(c *Config) {
-			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].RootBudgetMS = MinOperationTimeoutMS-1, 50
+			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].RootBudgetMS = minOperationTimeoutMS-1, 50
 		}, Violation{b0("operation_timeout_ms"), RuleRange}),
 		set("timeout max", func(c *Config) {
-			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].AckWaitMS = MaxOperationTimeoutMS, MaxOperationTimeoutMS+AckWaitMarginMS
+			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].AckWaitMS = maxOperationTimeoutMS, maxOperationTimeoutMS+AckWaitMarginMS
 		}),
-		set("timeout above max", func(c *Config) { c.Bindings[0].OperationTimeoutMS = MaxOperationTimeoutMS + 1 }, Violation{b0("operation_timeout_ms"), RuleRange}),
-		set("root budget min", func(c *Config) { c.Bindings[0].RootBudgetMS = MinRootBudgetMS }),
-		set("root budget zero", func(c *Config) { c.Bindings[0].RootBudgetMS = MinRootBudgetMS - 1 }, Violation{b0("root_budget_ms"), RuleRange}),
+		set("timeout above max", func(c *Config) { c.Bindings[0].OperationTimeoutMS = maxOperationTimeoutMS + 1 }, Violation{b0("operation_timeout_ms"), RuleRange}),
+		set("root budget min", func(c *Config) { c.Bindings[0].RootBudgetMS = minRootBudgetMS }),
+		set("root budget zero", func(c *Config) { c.Bindings[0].RootBudgetMS = minRootBudgetMS - 1 }, Violation{b0("root_budget_ms"), RuleRange}),
 		set("root budget equals timeout", func(c *Config) { c.Bindings[0].RootBudgetMS = c.Bindings[0].OperationTimeoutMS }),
 		set("root budget over timeout", func(c *Config) { c.Bindings[0].RootBudgetMS = c.Bindings[0].OperationTimeoutMS + 1 }, Violation{b0("root_budget_ms"), RuleBudgetOverTimeout}),
-		set("max deliver min", func(c *Config) { c.Bindings[0].MaxDeliver = MinMaxDeliver }),
-		set("max deliver below min", func(c *Config) { c.Bindings[0].MaxDeliver = MinMaxDeliver - 1 }, Violation{b0("max_deliver"), RuleRange}),
+		set("max deliver min", func(c *Config) { c.Bindings[0].MaxDeliver = minMaxDeliver }),
+		set("max deliver below min", func(c *Config) { c.Bindings[0].MaxDeliver = minMaxDeliver - 1 }, Violation{b0("max_deliver"), RuleRange}),
 		set("max deliver max", func(c *Config) { c.Bindings[0].MaxDeliver = MaxMaxDeliver }),
 		set("max deliver above max", func(c *Config) { c.Bindings[0].MaxDeliver = MaxMaxDeliver + 1 }, Violation{b0("max_deliver"), RuleRange}),
 		set("ack wait timeout plus margin", func(c *Config) { c.Bindings[0].AckWaitMS = c.Bindings[0].OperationTimeoutMS + AckWaitMarginMS }),
@@ -89,43 +89,43 @@ func TestBounds(t *testing.T) {
 			c.Bindings[0].AckWaitMS = c.Bindings[0].OperationTimeoutMS + AckWaitMarginMS - 1
 		}, Violation{b0("ack_wait_ms"), RuleAckWaitTooShort}),
 		set("ack wait least of all", func(c *Config) {
-			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].RootBudgetMS = MinOperationTimeoutMS, MinOperationTimeoutMS
-			c.Bindings[0].AckWaitMS = MinOperationTimeoutMS + AckWaitMarginMS
+			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].RootBudgetMS = minOperationTimeoutMS, minOperationTimeoutMS
+			c.Bindings[0].AckWaitMS = minOperationTimeoutMS + AckWaitMarginMS
 		}),
 		set("ack wait below least of all", func(c *Config) {
-			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].RootBudgetMS = MinOperationTimeoutMS, MinOperationTimeoutMS
-			c.Bindings[0].AckWaitMS = MinOperationTimeoutMS + AckWaitMarginMS - 1
+			c.Bindings[0].OperationTimeoutMS, c.Bindings[0].RootBudgetMS = minOperationTimeoutMS, minOperationTimeoutMS
+			c.Bindings[0].AckWaitMS = minOperationTimeoutMS + AckWaitMarginMS - 1
 		}, Violation{b0("ack_wait_ms"), RuleRange}),
-		set("ack wait max", func(c *Config) { c.Bindings[0].AckWaitMS = MaxAckWaitMS }),
-		set("ack wait above max", func(c *Config) { c.Bindings[0].AckWaitMS = MaxAckWaitMS + 1 }, Violation{b0("ack_wait_ms"), RuleRange}),
+		set("ack wait max", func(c *Config) { c.Bindings[0].AckWaitMS = maxAckWaitMS }),
+		set("ack wait above max", func(c *Config) { c.Bindings[0].AckWaitMS = maxAckWaitMS + 1 }, Violation{b0("ack_wait_ms"), RuleRange}),
 		set("nak delay min", func(c *Config) { c.Bindings[0].NakDelayMS = MinNakDelayMS }),
 		set("nak delay below min", func(c *Config) { c.Bindings[0].NakDelayMS = MinNakDelayMS - 1 }, Violation{b0("nak_delay_ms"), RuleRange}),
-		set("nak delay max", func(c *Config) { c.Bindings[0].NakDelayMS = MaxNakDelayMS }),
-		set("nak delay above max", func(c *Config) { c.Bindings[0].NakDelayMS = MaxNakDelayMS + 1 }, Violation{b0("nak_delay_ms"), RuleRange}),
-		set("binding id max", func(c *Config) { c.Bindings[0].ID = strings.Repeat("i", MaxIDLen) }),
-		set("binding id too long", func(c *Config) { c.Bindings[0].ID = strings.Repeat("i", MaxIDLen+1) }, Violation{b0("id"), RuleID}),
+		set("nak delay max", func(c *Config) { c.Bindings[0].NakDelayMS = maxNakDelayMS }),
+		set("nak delay above max", func(c *Config) { c.Bindings[0].NakDelayMS = maxNakDelayMS + 1 }, Violation{b0("nak_delay_ms"), RuleRange}),
+		set("binding id max", func(c *Config) { c.Bindings[0].ID = strings.Repeat("i", maxIDLen) }),
+		set("binding id too long", func(c *Config) { c.Bindings[0].ID = strings.Repeat("i", maxIDLen+1) }, Violation{b0("id"), RuleID}),
 		set("tenant id max", func(c *Config) {
-			c.Tenants[1].ID = strings.Repeat("t", MaxIDLen)
+			c.Tenants[1].ID = strings.Repeat("t", maxIDLen)
 			c.Bindings[2].Tenant = c.Tenants[1].ID
 		}),
 		set("tenant id too long", func(c *Config) {
-			c.Tenants[1].ID = strings.Repeat("t", MaxIDLen+1)
+			c.Tenants[1].ID = strings.Repeat("t", maxIDLen+1)
 			c.Bindings[2].Tenant = c.Tenants[1].ID
 		}, Violation{"tenants[1].id", RuleID}, Violation{"bindings[2].tenant", RuleID}),
-		set("provider id max", func(c *Config) { c.Tenants[0].ProviderID = strings.Repeat("p", MaxIDLen) }),
-		set("provider id too long", func(c *Config) { c.Tenants[0].ProviderID = strings.Repeat("p", MaxIDLen+1) }, Violation{"tenants[0].provider_id", RuleID}),
+		set("provider id max", func(c *Config) { c.Tenants[0].ProviderID = strings.Repeat("p", maxIDLen) }),
+		set("provider id too long", func(c *Config) { c.Tenants[0].ProviderID = strings.Repeat("p", maxIDLen+1) }, Violation{"tenants[0].provider_id", RuleID}),
 		set("name max", func(c *Config) { c.Bindings[0].Principal = strings.Repeat("n", MaxTargetNameLen) }),
 		set("name too long", func(c *Config) { c.Bindings[0].Principal = strings.Repeat("n", MaxTargetNameLen+1) }, Violation{b0("principal"), RuleName}),
 		set("route max", func(c *Config) { c.Bindings[0].Route = strings.Repeat("r", MaxTargetNameLen) }),
 		set("route too long", func(c *Config) { c.Bindings[0].Route = strings.Repeat("r", MaxTargetNameLen+1) }, Violation{b0("route"), RuleName}),
-		set("stream max", func(c *Config) { c.Bindings[0].Stream = strings.Repeat("S", MaxAssetNameLen) }),
-		set("stream too long", func(c *Config) { c.Bindings[0].Stream = strings.Repeat("S", MaxAssetNameLen+1) }, Violation{b0("stream"), RuleAssetName}),
-		set("consumer max", func(c *Config) { c.Bindings[0].Consumer = strings.Repeat("C", MaxAssetNameLen) }),
-		set("consumer too long", func(c *Config) { c.Bindings[0].Consumer = strings.Repeat("C", MaxAssetNameLen+1) }, Violation{b0("consumer"), RuleAssetName}),
-		set("subject max", func(c *Config) { c.Bindings[0].FilterSubject = "a." + strings.Repeat("s", MaxFilterSubjectLen-2) }),
-		set("subject too long", func(c *Config) { c.Bindings[0].FilterSubject = "a." + strings.Repeat("s", MaxFilterSubjectLen-1) }, Violation{b0("filter_subject"), RuleSubject}),
-		set("server name max", func(c *Config) { c.Tenants[0].Destination.ServerName = longName(MaxServerNameLen) }),
-		set("server name too long", func(c *Config) { c.Tenants[0].Destination.ServerName = longName(MaxServerNameLen + 1) }, Violation{"tenants[0].destination.server_name", RuleServerName}),
+		set("stream max", func(c *Config) { c.Bindings[0].Stream = strings.Repeat("S", maxAssetNameLen) }),
+		set("stream too long", func(c *Config) { c.Bindings[0].Stream = strings.Repeat("S", maxAssetNameLen+1) }, Violation{b0("stream"), RuleAssetName}),
+		set("consumer max", func(c *Config) { c.Bindings[0].Consumer = strings.Repeat("C", maxAssetNameLen) }),
+		set("consumer too long", func(c *Config) { c.Bindings[0].Consumer = strings.Repeat("C", maxAssetNameLen+1) }, Violation{b0("consumer"), RuleAssetName}),
+		set("subject max", func(c *Config) { c.Bindings[0].FilterSubject = "a." + strings.Repeat("s", maxFilterSubjectLen-2) }),
+		set("subject too long", func(c *Config) { c.Bindings[0].FilterSubject = "a." + strings.Repeat("s", maxFilterSubjectLen-1) }, Violation{b0("filter_subject"), RuleSubject}),
+		set("server name max", func(c *Config) { c.Tenants[0].Destination.ServerName = longName(maxServerNameLen) }),
+		set("server name too long", func(c *Config) { c.Tenants[0].Destination.ServerName = longName(maxServerNameLen + 1) }, Violation{"tenants[0].destination.server_name", RuleServerName}),
 		set("server name label max", func(c *Config) { c.Tenants[0].Destination.ServerName = strings.Repeat("l", 63) + ".test" }),
 		set("server name label too long", func(c *Config) { c.Tenants[0].Destination.ServerName = strings.Repeat("l", 64) + ".test" }, Violation{"tenants[0].destination.server_name", RuleServerName}),
 		{"encoding max", sizedConfig(t, MaxConfigBytes), nil},
@@ -167,15 +167,15 @@ func sizedConfig(t testing.TB, n int) Config {
 	c := withBindings(t, MaxBindings)
 	for i := range c.Bindings {
 		b := &c.Bindings[i]
-		b.ID = fmt.Sprintf("%0*d", MaxIDLen, i)
+		b.ID = fmt.Sprintf("%0*d", maxIDLen, i)
 		b.Principal = strings.Repeat("p", MaxTargetNameLen)
 		b.Service = strings.Repeat("s", MaxTargetNameLen)
 		b.Contract = strings.Repeat("c", MaxTargetNameLen)
 		b.Function = strings.Repeat("f", MaxTargetNameLen)
 		b.Route = strings.Repeat("r", MaxTargetNameLen)
-		b.Stream = fmt.Sprintf("%0*d", MaxAssetNameLen, i)
-		b.Consumer = fmt.Sprintf("%0*d", MaxAssetNameLen, i)
-		b.FilterSubject = fmt.Sprintf("s.%0*d", MaxFilterSubjectLen-2, i)
+		b.Stream = fmt.Sprintf("%0*d", maxAssetNameLen, i)
+		b.Consumer = fmt.Sprintf("%0*d", maxAssetNameLen, i)
+		b.FilterSubject = fmt.Sprintf("s.%0*d", maxFilterSubjectLen-2, i)
 	}
 	excess := len(c.encode()) - n
 	if excess < 0 {

@@ -69,7 +69,7 @@ func TestDialFailure(t *testing.T) {
 			}
 		})
 	}
-	for f := DialFailure(1); int(f) <= NumDialFailures; f++ {
+	for f := DialFailure(1); int(f) <= numDialFailures; f++ {
 		if !seen[f] {
 			t.Errorf("dial failure %v missing from the table", f)
 		}

@@ -99,7 +99,7 @@ type client struct {
 	dials    uint64
 	// retired says the last link was dropped on purpose (lame-duck mode,
 	// idle past MaxIdleAge), not lost: the next dial that succeeds is
-	// logged as its replacement (LogReplaced) rather than LogDialled.
+	// logged as its replacement (msgReplaced) rather than msgDialled.
 	retired bool
 	// log is the installation's logger (set by Install; nil in tests
 	// that build a client alone, and silent).
@@ -108,7 +108,7 @@ type client struct {
 
 // acquire returns a usable link, before any command of the step is written.
 // A pooled connection is probed; one the broker closed while idle is lost
-// (logged as LogLost, as a loss in an exchange is); one that turned out to
+// (logged as msgLost, as a loss in an exchange is); one that turned out to
 // be in lame-duck mode (an INFO read by the probe), or one idle past
 // MaxIdleAge, or one authenticated with a secret Rotate replaced, is
 // retired. Either is closed and replaced by one dial within

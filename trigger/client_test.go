@@ -71,7 +71,7 @@ func TestConnConfigThreadSocket(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := rtConfig(t, 2, 1)
-		trig, _, err := Install(pools, "orders", 1, 0, cfg, rtCredentials(t, cfg))
+		trig, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: rtCredentials(t, cfg)})
 		if err != nil {
 			t.Fatalf("Install: %v", err)
 		}

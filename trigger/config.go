@@ -27,18 +27,17 @@ import (
 type Config struct {
 	// Profile names the profile; it must be ProfileName.
 	Profile string `json:"profile"`
-	// PollIntervalMS paces empty visits: MinPollIntervalMS-MaxPollIntervalMS.
+	// PollIntervalMS paces empty visits, from MinPollIntervalMS.
 	PollIntervalMS int `json:"poll_interval_ms"`
 	// MaxControlLineBytes caps each protocol line read from a broker, CRLF
-	// counted: MinControlLineBytes-MaxControlLineBytes.
+	// counted.
 	MaxControlLineBytes int `json:"max_control_line_bytes"`
-	// MaxHeaderBytes caps each message's header block:
-	// MinHeaderBytes-MaxHeaderBytes.
+	// MaxHeaderBytes caps each message's header block.
 	MaxHeaderBytes int `json:"max_header_bytes"`
-	// Tenants are the tenant clients, MinTenants-MaxTenants, unique IDs,
+	// Tenants are the tenant clients, 1-MaxTenants, unique IDs,
 	// each used by at least one binding.
 	Tenants []Tenant `json:"tenants"`
-	// Bindings are MinBindings-MaxBindings, unique IDs and unique
+	// Bindings are 1-MaxBindings, unique IDs and unique
 	// stream/consumer pairs.
 	Bindings []Binding `json:"bindings"`
 }
@@ -95,22 +94,20 @@ type Binding struct {
 	Consumer string `json:"consumer"`
 	// FilterSubject is the consumer's exact, literal filter subject.
 	FilterSubject string `json:"filter_subject"`
-	// MaxPayloadBytes is the payload ceiling:
-	// MinPayloadBytes-MaxPayloadBytes.
+	// MaxPayloadBytes is the payload ceiling, at most MaxPayloadBytes.
 	MaxPayloadBytes int `json:"max_payload_bytes"`
-	// OperationTimeoutMS is the one original deadline of a delivery:
-	// MinOperationTimeoutMS-MaxOperationTimeoutMS.
+	// OperationTimeoutMS is the one original deadline of a delivery.
 	OperationTimeoutMS int `json:"operation_timeout_ms"`
 	// RootBudgetMS is the reduced root wall-time budget of the activation:
-	// MinRootBudgetMS-OperationTimeoutMS.
+	// positive, at most OperationTimeoutMS.
 	RootBudgetMS int `json:"root_budget_ms"`
-	// MaxDeliver is the consumer's max_deliver: MinMaxDeliver-MaxMaxDeliver.
+	// MaxDeliver is the consumer's max_deliver, at most MaxMaxDeliver.
 	MaxDeliver int `json:"max_deliver"`
 	// AckWaitMS is the consumer's ack_wait: at least OperationTimeoutMS +
-	// AckWaitMarginMS, at most MaxAckWaitMS.
+	// AckWaitMarginMS.
 	AckWaitMS int `json:"ack_wait_ms"`
-	// NakDelayMS is the delay of a negative acknowledgement:
-	// MinNakDelayMS-MaxNakDelayMS.
+	// NakDelayMS is the delay of a negative acknowledgement,
+	// from MinNakDelayMS.
 	NakDelayMS int `json:"nak_delay_ms"`
 }
 

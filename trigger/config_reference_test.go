@@ -1,4 +1,4 @@
-package trigger_test
+package trigger
 
 import (
 	"bufio"
@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/latent-systems/latent-nats/trigger"
 )
 
 // referencePath is the operators' configuration reference.
@@ -53,15 +51,15 @@ type refLimit struct {
 	consts       []string
 }
 
-func n(v int64) *qty                 { return &qty{N: v} }
-func dur(d time.Duration) *qty       { return &qty{N: int64(d)} }
-func ref(field string, v int64) *qty { return &qty{Ref: field, N: v} }
-func rng(lo, hi *qty) bound          { return bound{Lo: lo, Hi: hi} }
+func n(v int64) *qty                   { return &qty{N: v} }
+func dur(d time.Duration) *qty         { return &qty{N: int64(d)} }
+func refTo(field string, v int64) *qty { return &qty{Ref: field, N: v} }
+func rng(lo, hi *qty) bound            { return bound{Lo: lo, Hi: hi} }
 
 // configReference is every row of the configuration reference, with the
 // value of each bound taken from the constants.
 func configReference() []refLimit {
-	def := trigger.DefaultPoolLimits()
+	def := DefaultPoolLimits()
 	var ls []refLimit
 	add := func(section string, b bound, d *qty, consts []string, keys ...string) {
 		for _, k := range keys {
@@ -69,45 +67,45 @@ func configReference() []refLimit {
 		}
 	}
 	const top, ten, bin, pool = "Top level", "Tenants", "Bindings", "Shared pools"
-	add(top, bound{Text: strconv.Quote(trigger.ProfileName)}, nil, []string{"ProfileName"}, "profile")
-	add(top, rng(n(trigger.MinPollIntervalMS), n(trigger.MaxPollIntervalMS)), nil,
-		[]string{"MinPollIntervalMS", "MaxPollIntervalMS"}, "poll_interval_ms")
-	add(top, rng(n(trigger.MinControlLineBytes), n(trigger.MaxControlLineBytes)), nil,
-		[]string{"MinControlLineBytes", "MaxControlLineBytes"}, "max_control_line_bytes")
-	add(top, rng(n(trigger.MinHeaderBytes), n(trigger.MaxHeaderBytes)), nil,
-		[]string{"MinHeaderBytes", "MaxHeaderBytes"}, "max_header_bytes")
-	add(top, rng(n(trigger.MinTenants), n(trigger.MaxTenants)), nil, []string{"MinTenants", "MaxTenants"}, "tenants")
-	add(top, rng(n(trigger.MinBindings), n(trigger.MaxBindings)), nil, []string{"MinBindings", "MaxBindings"}, "bindings")
-	add(top, bound{Hi: n(trigger.MaxConfigBytes)}, nil, []string{"MaxConfigBytes"}, "(whole encoding)")
+	add(top, bound{Text: strconv.Quote(ProfileName)}, nil, []string{"ProfileName"}, "profile")
+	add(top, rng(n(MinPollIntervalMS), n(maxPollIntervalMS)), nil,
+		[]string{"MinPollIntervalMS", "maxPollIntervalMS"}, "poll_interval_ms")
+	add(top, rng(n(minControlLineBytes), n(maxControlLineBytes)), nil,
+		[]string{"minControlLineBytes", "maxControlLineBytes"}, "max_control_line_bytes")
+	add(top, rng(n(minHeaderBytes), n(maxHeaderBytes)), nil,
+		[]string{"minHeaderBytes", "maxHeaderBytes"}, "max_header_bytes")
+	add(top, rng(n(minTenants), n(MaxTenants)), nil, []string{"minTenants", "MaxTenants"}, "tenants")
+	add(top, rng(n(minBindings), n(MaxBindings)), nil, []string{"minBindings", "MaxBindings"}, "bindings")
+	add(top, bound{Hi: n(MaxConfigBytes)}, nil, []string{"MaxConfigBytes"}, "(whole encoding)")
 
-	add(ten, rng(n(1), n(trigger.MaxIDLen)), nil, []string{"MaxIDLen"}, "id", "provider_id")
-	add(ten, rng(n(1), n(trigger.MaxServerNameLen)), nil, []string{"MaxServerNameLen"}, "destination.server_name")
+	add(ten, rng(n(1), n(maxIDLen)), nil, []string{"maxIDLen"}, "id", "provider_id")
+	add(ten, rng(n(1), n(maxServerNameLen)), nil, []string{"maxServerNameLen"}, "destination.server_name")
 	add(ten, bound{}, nil, nil, "destination.address", "destination.root_cas_pem",
 		"destination.allow_non_public", "destination.spki_sha256")
 
-	add(bin, rng(n(1), n(trigger.MaxIDLen)), nil, []string{"MaxIDLen"}, "id")
+	add(bin, rng(n(1), n(maxIDLen)), nil, []string{"maxIDLen"}, "id")
 	add(bin, bound{}, nil, nil, "tenant")
-	add(bin, rng(n(1), n(trigger.MaxTargetNameLen)), nil, []string{"MaxTargetNameLen"},
+	add(bin, rng(n(1), n(MaxTargetNameLen)), nil, []string{"MaxTargetNameLen"},
 		"principal", "service", "contract", "function", "route")
-	add(bin, rng(n(1), n(trigger.MaxAssetNameLen)), nil, []string{"MaxAssetNameLen"}, "stream", "consumer")
-	add(bin, rng(n(1), n(trigger.MaxFilterSubjectLen)), nil, []string{"MaxFilterSubjectLen"}, "filter_subject")
-	add(bin, rng(n(trigger.MinPayloadBytes), n(trigger.MaxPayloadBytes)), nil,
-		[]string{"MinPayloadBytes", "MaxPayloadBytes"}, "max_payload_bytes")
-	add(bin, rng(n(int64(trigger.MinOperationTimeoutMS)), n(int64(trigger.MaxOperationTimeoutMS))), nil,
-		[]string{"MinOperationTimeoutMS", "MaxOperationTimeoutMS"}, "operation_timeout_ms")
-	add(bin, rng(n(trigger.MinRootBudgetMS), ref("operation_timeout_ms", 0)), nil,
-		[]string{"MinRootBudgetMS"}, "root_budget_ms")
-	add(bin, rng(n(trigger.MinMaxDeliver), n(trigger.MaxMaxDeliver)), nil,
-		[]string{"MinMaxDeliver", "MaxMaxDeliver"}, "max_deliver")
-	add(bin, rng(ref("operation_timeout_ms", int64(trigger.AckWaitMarginMS)), n(int64(trigger.MaxAckWaitMS))), nil,
-		[]string{"AckWaitMarginMS", "MaxAckWaitMS"}, "ack_wait_ms")
-	add(bin, rng(n(int64(trigger.MinNakDelayMS)), n(int64(trigger.MaxNakDelayMS))), nil,
-		[]string{"MinNakDelayMS", "MaxNakDelayMS"}, "nak_delay_ms")
+	add(bin, rng(n(1), n(maxAssetNameLen)), nil, []string{"maxAssetNameLen"}, "stream", "consumer")
+	add(bin, rng(n(1), n(maxFilterSubjectLen)), nil, []string{"maxFilterSubjectLen"}, "filter_subject")
+	add(bin, rng(n(minPayloadBytes), n(MaxPayloadBytes)), nil,
+		[]string{"minPayloadBytes", "MaxPayloadBytes"}, "max_payload_bytes")
+	add(bin, rng(n(int64(minOperationTimeoutMS)), n(int64(maxOperationTimeoutMS))), nil,
+		[]string{"minOperationTimeoutMS", "maxOperationTimeoutMS"}, "operation_timeout_ms")
+	add(bin, rng(n(minRootBudgetMS), refTo("operation_timeout_ms", 0)), nil,
+		[]string{"minRootBudgetMS"}, "root_budget_ms")
+	add(bin, rng(n(minMaxDeliver), n(MaxMaxDeliver)), nil,
+		[]string{"minMaxDeliver", "MaxMaxDeliver"}, "max_deliver")
+	add(bin, rng(refTo("operation_timeout_ms", int64(AckWaitMarginMS)), n(int64(maxAckWaitMS))), nil,
+		[]string{"AckWaitMarginMS", "maxAckWaitMS"}, "ack_wait_ms")
+	add(bin, rng(n(int64(MinNakDelayMS)), n(int64(maxNakDelayMS))), nil,
+		[]string{"MinNakDelayMS", "maxNakDelayMS"}, "nak_delay_ms")
 
-	poolBytes := rng(n(1), n(trigger.MaxPoolBytes))
-	add(pool, poolBytes, n(def.MaxBytes), []string{"MaxPoolBytes"}, "MaxBytes")
-	add(pool, poolBytes, n(def.MaxMetadataBytes), []string{"MaxPoolBytes"}, "MaxMetadataBytes")
-	count := rng(n(1), n(trigger.MaxPoolCount))
+	poolBytes := rng(n(1), n(maxPoolBytes))
+	add(pool, poolBytes, n(def.MaxBytes), []string{"maxPoolBytes"}, "MaxBytes")
+	add(pool, poolBytes, n(def.MaxMetadataBytes), []string{"maxPoolBytes"}, "MaxMetadataBytes")
+	count := rng(n(1), n(maxPoolCount))
 	for _, c := range []struct {
 		key string
 		def int
@@ -121,14 +119,14 @@ func configReference() []refLimit {
 		{"MaxProviderRequests", def.MaxProviderRequests},
 		{"MaxProviderConnections", def.MaxProviderConnections},
 	} {
-		add(pool, count, n(int64(c.def)), []string{"MaxPoolCount"}, c.key)
+		add(pool, count, n(int64(c.def)), []string{"maxPoolCount"}, c.key)
 	}
-	add(pool, rng(dur(trigger.MinIdleAge), dur(trigger.MaxIdleAge)), dur(def.MaxIdleAge),
-		[]string{"MinIdleAge", "MaxIdleAge"}, "MaxIdleAge")
-	add(pool, rng(dur(trigger.MinDialBackoff), dur(trigger.MaxDialBackoffLimit)), dur(def.DialBackoff),
-		[]string{"MinDialBackoff", "MaxDialBackoffLimit"}, "DialBackoff")
-	add(pool, rng(ref("DialBackoff", 0), dur(trigger.MaxDialBackoffLimit)), dur(def.MaxDialBackoff),
-		[]string{"MaxDialBackoffLimit"}, "MaxDialBackoff")
+	add(pool, rng(dur(minIdleAge), dur(maxIdleAge)), dur(def.MaxIdleAge),
+		[]string{"minIdleAge", "maxIdleAge"}, "MaxIdleAge")
+	add(pool, rng(dur(MinDialBackoff), dur(maxDialBackoffLimit)), dur(def.DialBackoff),
+		[]string{"MinDialBackoff", "maxDialBackoffLimit"}, "DialBackoff")
+	add(pool, rng(refTo("DialBackoff", 0), dur(maxDialBackoffLimit)), dur(def.MaxDialBackoff),
+		[]string{"maxDialBackoffLimit"}, "MaxDialBackoff")
 	return ls
 }
 
@@ -139,17 +137,18 @@ var chargeReference = []struct {
 	want   []int64
 	consts []string
 }{
-	{"installation", []int64{trigger.InstallBaseBytes, trigger.InstallBindingBytes, trigger.InstallRootFactor},
-		[]string{"InstallBaseBytes", "InstallBindingBytes", "InstallRootFactor"}},
-	{"ingress request", []int64{trigger.RequestBaseBytes, trigger.RequestPayloadFactor},
-		[]string{"RequestBaseBytes", "RequestPayloadFactor"}},
-	{"physical TLS connection", []int64{trigger.ConnectionBytes}, []string{"ConnectionBytes"}},
+	{"installation", []int64{installBaseBytes, installBindingBytes, installRootFactor},
+		[]string{"installBaseBytes", "installBindingBytes", "installRootFactor"}},
+	{"ingress request", []int64{requestBaseBytes, requestPayloadFactor},
+		[]string{"requestBaseBytes", "requestPayloadFactor"}},
+	{"physical TLS connection", []int64{connectionBytes}, []string{"connectionBytes"}},
 }
 
-// notConfigBounds are the exported constants of limits.go and pools.go
-// that bound no configuration or pool field, and why.
+// notConfigBounds are the constants of limits.go and pools.go that bound
+// no configuration or pool field, and why.
 var notConfigBounds = map[string]string{
-	"MaxViolations": "bounds the violations one ConfigError carries",
+	"maxViolations": "bounds the violations one ConfigError carries",
+	"maxDepth":      "bounds the nesting ParseConfig decodes; a valid configuration nests four deep",
 }
 
 // TestConfigurationReference checks docs/CONFIGURATION.md against the
@@ -230,9 +229,9 @@ func TestConfigurationReference(t *testing.T) {
 
 	t.Run("every key and field has a row", func(t *testing.T) {
 		for section, typ := range map[string]reflect.Type{
-			"Top level": reflect.TypeFor[trigger.Config](),
-			"Tenants":   reflect.TypeFor[trigger.Tenant](),
-			"Bindings":  reflect.TypeFor[trigger.Binding](),
+			"Top level": reflect.TypeFor[Config](),
+			"Tenants":   reflect.TypeFor[Tenant](),
+			"Bindings":  reflect.TypeFor[Binding](),
 		} {
 			for key, optional := range jsonKeys(typ, "") {
 				if key == "destination" {
@@ -248,7 +247,7 @@ func TestConfigurationReference(t *testing.T) {
 				}
 			}
 		}
-		for f := range reflect.TypeFor[trigger.PoolLimits]().Fields() {
+		for f := range reflect.TypeFor[PoolLimits]().Fields() {
 			if _, ok := rows["Shared pools"][f.Name]; !ok {
 				t.Errorf("%s: PoolLimits.%s has no row", referencePath, f.Name)
 			}
@@ -257,7 +256,7 @@ func TestConfigurationReference(t *testing.T) {
 
 	t.Run("every constant is stated", func(t *testing.T) {
 		for _, file := range []string{"limits.go", "pools.go"} {
-			for _, c := range exportedConsts(t, file) {
+			for _, c := range fileConsts(t, file) {
 				if _, ok := notConfigBounds[c]; ok {
 					continue
 				}
@@ -459,9 +458,8 @@ func jsonKeys(typ reflect.Type, prefix string) map[string]bool {
 	return keys
 }
 
-// exportedConsts returns the exported constants declared in one file of
-// the package.
-func exportedConsts(t *testing.T, file string) []string {
+// fileConsts returns the constants declared in one file of the package.
+func fileConsts(t *testing.T, file string) []string {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
 	if err != nil {
@@ -475,14 +473,12 @@ func exportedConsts(t *testing.T, file string) []string {
 		}
 		for _, s := range g.Specs {
 			for _, id := range s.(*ast.ValueSpec).Names {
-				if id.IsExported() {
-					names = append(names, id.Name)
-				}
+				names = append(names, id.Name)
 			}
 		}
 	}
 	if len(names) == 0 {
-		t.Fatalf("%s: no exported constant", file)
+		t.Fatalf("%s: no constant", file)
 	}
 	return names
 }

@@ -21,7 +21,7 @@ func (c Config) Validate() error {
 	return vs.err()
 }
 
-// violationList collects violations up to MaxViolations; details[i] says
+// violationList collects violations up to maxViolations; details[i] says
 // what list[i] found (the zero Detail: the rule's description).
 type violationList struct {
 	list      []Violation
@@ -34,7 +34,7 @@ func (vs *violationList) add(path string, r Rule) { vs.addDetail(path, r, Detail
 
 // addDetail records one violation and what it found.
 func (vs *violationList) addDetail(path string, r Rule, d Detail) {
-	if len(vs.list) == MaxViolations {
+	if len(vs.list) == maxViolations {
 		vs.truncated = true
 		return
 	}
@@ -65,7 +65,7 @@ func (vs *violationList) drop(r Rule) {
 }
 
 // full reports whether no further violation can be recorded.
-func (vs *violationList) full() bool { return len(vs.list) == MaxViolations }
+func (vs *violationList) full() bool { return len(vs.list) == maxViolations }
 
 // err returns the *ConfigError, or nil when nothing was recorded.
 func (vs *violationList) err() error {
@@ -80,12 +80,12 @@ func (c Config) validate(vs *violationList) {
 	if c.Profile != ProfileName {
 		vs.addDetail("profile", RuleProfile, Detail{Got: quoted(c.Profile), Want: RuleProfile.Detail().Want})
 	}
-	checkRange(vs, "poll_interval_ms", c.PollIntervalMS, MinPollIntervalMS, MaxPollIntervalMS, unitMS)
-	checkRange(vs, "max_control_line_bytes", c.MaxControlLineBytes, MinControlLineBytes, MaxControlLineBytes, unitBytes)
-	checkRange(vs, "max_header_bytes", c.MaxHeaderBytes, MinHeaderBytes, MaxHeaderBytes, unitBytes)
+	checkRange(vs, "poll_interval_ms", c.PollIntervalMS, MinPollIntervalMS, maxPollIntervalMS, unitMS)
+	checkRange(vs, "max_control_line_bytes", c.MaxControlLineBytes, minControlLineBytes, maxControlLineBytes, unitBytes)
+	checkRange(vs, "max_header_bytes", c.MaxHeaderBytes, minHeaderBytes, maxHeaderBytes, unitBytes)
 
-	if n := len(c.Tenants); n < MinTenants || n > MaxTenants {
-		vs.addDetail("tenants", RuleCount, rangeDetail(n, MinTenants, MaxTenants, unitEntries))
+	if n := len(c.Tenants); n < minTenants || n > MaxTenants {
+		vs.addDetail("tenants", RuleCount, rangeDetail(n, minTenants, MaxTenants, unitEntries))
 	}
 	tenants := make(map[string]int, len(c.Tenants)) // ID -> first index
 	for i, t := range c.Tenants {
@@ -104,8 +104,8 @@ func (c Config) validate(vs *violationList) {
 		t.Destination.validate(vs, jsontree.Field(p, "destination"))
 	}
 
-	if n := len(c.Bindings); n < MinBindings || n > MaxBindings {
-		vs.addDetail("bindings", RuleCount, rangeDetail(n, MinBindings, MaxBindings, unitEntries))
+	if n := len(c.Bindings); n < minBindings || n > MaxBindings {
+		vs.addDetail("bindings", RuleCount, rangeDetail(n, minBindings, MaxBindings, unitEntries))
 	}
 	used := make([]bool, len(c.Tenants))
 	ids := make(map[string]int, len(c.Bindings))             // ID -> first index
@@ -167,17 +167,17 @@ func (c Config) validate(vs *violationList) {
 		} else if !seen {
 			filters[b.FilterSubject] = filterOwner{tenant: b.Tenant, binding: i}
 		}
-		checkRange(vs, jsontree.Field(p, "max_payload_bytes"), b.MaxPayloadBytes, MinPayloadBytes, MaxPayloadBytes, unitBytes)
-		timeoutOK := checkRange(vs, jsontree.Field(p, "operation_timeout_ms"), b.OperationTimeoutMS, MinOperationTimeoutMS, MaxOperationTimeoutMS, unitMS)
-		if checkRange(vs, jsontree.Field(p, "root_budget_ms"), b.RootBudgetMS, MinRootBudgetMS, MaxOperationTimeoutMS, unitMS) &&
+		checkRange(vs, jsontree.Field(p, "max_payload_bytes"), b.MaxPayloadBytes, minPayloadBytes, MaxPayloadBytes, unitBytes)
+		timeoutOK := checkRange(vs, jsontree.Field(p, "operation_timeout_ms"), b.OperationTimeoutMS, minOperationTimeoutMS, maxOperationTimeoutMS, unitMS)
+		if checkRange(vs, jsontree.Field(p, "root_budget_ms"), b.RootBudgetMS, minRootBudgetMS, maxOperationTimeoutMS, unitMS) &&
 			timeoutOK && b.RootBudgetMS > b.OperationTimeoutMS {
 			vs.addDetail(jsontree.Field(p, "root_budget_ms"), RuleBudgetOverTimeout, Detail{
 				Got:  strconv.Itoa(b.RootBudgetMS),
 				Want: "is above the binding's operation_timeout_ms " + strconv.Itoa(b.OperationTimeoutMS) + " (ms)",
 				Fix:  "lower root_budget_ms to at most " + strconv.Itoa(b.OperationTimeoutMS) + " or raise operation_timeout_ms"})
 		}
-		checkRange(vs, jsontree.Field(p, "max_deliver"), b.MaxDeliver, MinMaxDeliver, MaxMaxDeliver, "")
-		if checkRange(vs, jsontree.Field(p, "ack_wait_ms"), b.AckWaitMS, MinOperationTimeoutMS+AckWaitMarginMS, MaxAckWaitMS, unitMS) &&
+		checkRange(vs, jsontree.Field(p, "max_deliver"), b.MaxDeliver, minMaxDeliver, MaxMaxDeliver, "")
+		if checkRange(vs, jsontree.Field(p, "ack_wait_ms"), b.AckWaitMS, minOperationTimeoutMS+AckWaitMarginMS, maxAckWaitMS, unitMS) &&
 			timeoutOK && b.AckWaitMS < b.OperationTimeoutMS+AckWaitMarginMS {
 			least := strconv.Itoa(b.OperationTimeoutMS + AckWaitMarginMS)
 			vs.addDetail(jsontree.Field(p, "ack_wait_ms"), RuleAckWaitTooShort, Detail{
@@ -186,7 +186,7 @@ func (c Config) validate(vs *violationList) {
 					strconv.Itoa(b.OperationTimeoutMS) + " plus " + strconv.Itoa(AckWaitMarginMS),
 				Fix: "raise ack_wait_ms to at least " + least + " or lower operation_timeout_ms"})
 		}
-		checkRange(vs, jsontree.Field(p, "nak_delay_ms"), b.NakDelayMS, MinNakDelayMS, MaxNakDelayMS, unitMS)
+		checkRange(vs, jsontree.Field(p, "nak_delay_ms"), b.NakDelayMS, MinNakDelayMS, maxNakDelayMS, unitMS)
 	}
 	for i, u := range used {
 		if !u && validID(c.Tenants[i].ID) && tenants[c.Tenants[i].ID] == i {
@@ -256,13 +256,13 @@ func lengthDetail(s string, maxLen int, want string) Detail {
 }
 
 // idDetail describes an invalid ID.
-func idDetail(s string) Detail { return lengthDetail(s, MaxIDLen, idWant()) }
+func idDetail(s string) Detail { return lengthDetail(s, maxIDLen, idWant()) }
 
 // assetNameDetail describes an invalid stream or consumer name, with what
 // to do for a name with a dot.
 func assetNameDetail(s string) Detail {
-	d := lengthDetail(s, MaxAssetNameLen, assetNameWant())
-	if strings.Contains(s, ".") && len(s) <= MaxAssetNameLen {
+	d := lengthDetail(s, maxAssetNameLen, assetNameWant())
+	if strings.Contains(s, ".") && len(s) <= maxAssetNameLen {
 		d.Fix = "a dot separates subject tokens: use '_' or '-' instead"
 	}
 	return d
@@ -273,7 +273,7 @@ func subjectDetail(r Rule, s string) Detail {
 	if r == RuleWildcard {
 		return Detail{Got: quoted(s), Want: wildcardWant, Fix: wildcardFix}
 	}
-	return lengthDetail(s, MaxFilterSubjectLen, subjectWant())
+	return lengthDetail(s, maxFilterSubjectLen, subjectWant())
 }
 
 // tenantIDs lists the valid tenant IDs, quoted, in document order.
@@ -318,7 +318,7 @@ func (d Destination) validate(vs *violationList, path string) {
 			Got: "true", Want: "is set for the public address " + got, Fix: "remove allow_non_public"})
 	}
 	if !canonicalServerName(d.ServerName) {
-		sd := lengthDetail(d.ServerName, MaxServerNameLen, serverNameWant())
+		sd := lengthDetail(d.ServerName, maxServerNameLen, serverNameWant())
 		if strings.ToLower(d.ServerName) != d.ServerName {
 			sd.Fix = "write it in lower case"
 		}
@@ -333,9 +333,9 @@ func (d Destination) validate(vs *violationList, path string) {
 	}
 }
 
-// validID reports whether s is 1-MaxIDLen bytes of A-Z a-z 0-9 . _ - :.
+// validID reports whether s is 1-maxIDLen bytes of A-Z a-z 0-9 . _ - :.
 func validID(s string) bool {
-	if s == "" || len(s) > MaxIDLen {
+	if s == "" || len(s) > maxIDLen {
 		return false
 	}
 	for i := range len(s) {
@@ -368,7 +368,7 @@ func validAssetName(s string) bool { return pull.ValidName(s) == nil }
 
 // subjectRule returns the rule a filter subject breaks, or 0: the rule is
 // pull.ValidFilterSubject (wire's subject rules, literal, 1 to
-// MaxFilterSubjectLen bytes of valid UTF-8 without space or control
+// maxFilterSubjectLen bytes of valid UTF-8 without space or control
 // characters); a subject whose fault is '*' or '>' breaks RuleWildcard.
 func subjectRule(s string) Rule {
 	switch err := pull.ValidFilterSubject(s); {
@@ -382,7 +382,7 @@ func subjectRule(s string) Rule {
 }
 
 // canonicalServerName reports whether s is a server name conn accepts
-// (conn.ValidServerName: a DNS name of at most MaxServerNameLen bytes, not
+// (conn.ValidServerName: a DNS name of at most maxServerNameLen bytes, not
 // an IP literal) written in lower case, its one canonical spelling.
 func canonicalServerName(s string) bool {
 	return conn.ValidServerName(s) == nil && strings.ToLower(s) == s

@@ -35,12 +35,14 @@
 //
 // # Installation and pools
 //
-// Install(pools, logicalID, epoch, expectedEpoch, cfg, creds) validates
-// both inputs, records the checked epoch transition of logicalID in the
-// pools' registry (the current epoch must equal expectedEpoch and epoch
-// must exceed it; an older installation of the same ID is superseded) and
-// charges the installation: InstallBaseBytes, InstallBindingBytes per
-// binding and InstallRootFactor times the retained root-certificate bytes.
+// Install(pools, Installation{LogicalID, Epoch, ExpectedEpoch, Config,
+// Credentials}) validates the configuration and credentials, records the
+// checked epoch transition of LogicalID in the pools' registry (the
+// current epoch must equal ExpectedEpoch and Epoch must exceed it; an
+// older installation of the same ID is superseded) and
+// charges the installation: a base, a share per binding and a multiple of
+// the retained root-certificate bytes (docs/CONFIGURATION.md, "Accounting
+// charges", has the figures).
 // It retains metadata only: no connection, goroutine, timer or
 // subscription, and nothing per dormant binding.
 //
@@ -50,9 +52,9 @@
 // connections, with per-tenant and per-provider ceilings on requests and
 // connections, an idle age and a dial backoff (PoolLimits; none accepts 0
 // as unlimited). Each step past the host's reservation charges one ingress
-// request (RequestBaseBytes plus RequestPayloadFactor times the binding's
-// payload ceiling) until it ends; each physical TLS connection charges
-// ConnectionBytes from before its dial until it is closed. A reservation
+// request (a base plus a multiple of the binding's payload ceiling) until
+// it ends; each physical TLS connection charges a fixed amount from before
+// its dial until it is closed. A reservation
 // that cannot be had means no network for that step (ClassPoolExhausted,
 // with the Resource). These are accounting bounds, not measurements of
 // process memory.
@@ -157,7 +159,7 @@
 // driven by its own Run (n goroutines, n timers), so that up to n
 // activations run at once, all bounded by the host's admission (the
 // reference host's MaxActivations). Each part is an installation of its
-// own: its epoch, its charge (n times InstallBaseBytes in all), its
+// own: its epoch, its charge (n installation bases in all), its
 // tenant clients and connections (a tenant whose bindings are in k parts
 // holds up to k connections, within the per-tenant ceilings), its
 // rotation, pacing and monitor. Install refuses nothing across
@@ -215,20 +217,14 @@
 // # Logs
 //
 // PoolConfig.Logger (nil: silent) receives state changes, never traffic:
-// each record is one of the Log... messages with LogKey... attributes, and
-// a state that persists logs once when it begins and once when it ends (a
-// broker down for an hour writes a loss and one backoff line, then the
-// recovery). Every record carries logical_id and epoch; connection,
-// credential and pool records add tenant; binding records add binding,
-// stream and consumer, and stream_seq and delivered for a delivery. No
-// record holds a payload, a subject of an event, broker text or a secret.
-// Info: LogInstalled, LogSuperseded, LogDialled, LogReplaced,
-// LogBackoffEnded, LogProfileCleared, LogConsumerFound,
-// LogCredentialRestored, LogRotated, LogPoolCleared. Warn: LogLost (in an exchange, or
-// a pooled connection found closed at checkout), LogBackoffStarted,
-// LogProfileMismatch, LogConsumerMissing, LogCredentialExpired,
-// LogPoolExhausted, LogExhausted, LogAckUncertain, LogAckLate. The Logs table of docs/OPERATIONS.md lists the attributes of
-// each.
+// each record has a fixed message and fixed attribute keys, and a state
+// that persists logs once when it begins and once when it ends (a broker
+// down for an hour writes a loss and one backoff line, then the recovery).
+// Every record carries logical_id and epoch; connection, credential and
+// pool records add tenant; binding records add binding, stream and
+// consumer, and stream_seq and delivered for a delivery. No record holds a
+// payload, a subject of an event, broker text or a secret. The Logs table
+// of docs/OPERATIONS.md lists every message with its level and attributes.
 //
 // # Stopping
 //

@@ -42,7 +42,7 @@ const (
 	RuleCount                                   // an array length outside its bounds
 	RuleBudgetOverTimeout                       // root_budget_ms above operation_timeout_ms
 	RuleAckWaitTooShort                         // ack_wait_ms below operation_timeout_ms + AckWaitMarginMS
-	RuleID                                      // an ID: 1-MaxIDLen of A-Z a-z 0-9 . _ - :
+	RuleID                                      // an ID: 1-maxIDLen of A-Z a-z 0-9 . _ - :
 	RuleName                                    // a name: 1-MaxTargetNameLen printable ASCII, no space
 	RuleAssetName                               // a stream or consumer name the broker would refuse
 	RuleServerName                              // not a lower-case DNS name
@@ -284,7 +284,7 @@ const (
 )
 
 func idWant() string {
-	return "is not 1-" + strconv.Itoa(MaxIDLen) + " bytes of A-Z a-z 0-9 . _ - :"
+	return "is not 1-" + strconv.Itoa(maxIDLen) + " bytes of A-Z a-z 0-9 . _ - :"
 }
 
 func nameWant() string {
@@ -292,15 +292,15 @@ func nameWant() string {
 }
 
 func assetNameWant() string {
-	return "is not 1-" + strconv.Itoa(MaxAssetNameLen) + " bytes of UTF-8 without space, control characters, '.', '*', '>', '/' or '\\'"
+	return "is not 1-" + strconv.Itoa(maxAssetNameLen) + " bytes of UTF-8 without space, control characters, '.', '*', '>', '/' or '\\'"
 }
 
 func serverNameWant() string {
-	return "is not a lower-case DNS name of at most " + strconv.Itoa(MaxServerNameLen) + " bytes (no IP address, no trailing dot)"
+	return "is not a lower-case DNS name of at most " + strconv.Itoa(maxServerNameLen) + " bytes (no IP address, no trailing dot)"
 }
 
 func subjectWant() string {
-	return "is not 1-" + strconv.Itoa(MaxFilterSubjectLen) + " bytes of non-empty dot-separated tokens without space or control characters"
+	return "is not 1-" + strconv.Itoa(maxFilterSubjectLen) + " bytes of non-empty dot-separated tokens without space or control characters"
 }
 
 func pinWant() string {
@@ -372,7 +372,7 @@ func (d Detail) String() string {
 }
 
 // ConfigError reports every violation of a configuration, in document
-// order, at most MaxViolations of them (Truncated says more were found).
+// order, a bounded number of them (Truncated says more were found).
 // Details[i], when present, says what Violations[i] found (see Message).
 // errors.Is matches ErrInvalidConfig and the sentinel of each rule broken.
 type ConfigError struct {
@@ -539,7 +539,8 @@ var (
 	ErrDialBackoff = errors.New("trigger: tenant client in dial backoff")
 	// ErrInvalidPoolLimits is matched by every *PoolLimitsError.
 	ErrInvalidPoolLimits = errors.New("trigger: invalid pool limits")
-	// ErrInvalidLogicalID: a logical ID empty, longer than MaxIDLen or with
+	// ErrInvalidLogicalID: a logical ID empty, longer than an ID may
+	// be (docs/CONFIGURATION.md) or with
 	// bytes other than printable ASCII.
 	ErrInvalidLogicalID = errors.New("trigger: invalid logical id")
 	// ErrNoHost: Run or Step was given a nil Host.
@@ -593,8 +594,8 @@ const (
 	ResourceProviderConnections
 )
 
-// NumResources is the number of Resource values; they are 1..NumResources.
-const NumResources = int(ResourceProviderConnections)
+// numResources is the number of Resource values; they are 1..numResources.
+const numResources = int(ResourceProviderConnections)
 
 // String returns the resource's name, or "Resource(n)" outside the list.
 func (r Resource) String() string {

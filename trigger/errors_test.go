@@ -115,7 +115,7 @@ func TestConfigError(t *testing.T) {
 func TestViolationsTruncated(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("{")
-	for i := range MaxViolations + 10 {
+	for i := range maxViolations + 10 {
 		if i > 0 {
 			b.WriteString(",")
 		}
@@ -129,8 +129,8 @@ func TestViolationsTruncated(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("error %v is not a *ConfigError", err)
 	}
-	if len(ce.Violations) != MaxViolations || !ce.Truncated {
-		t.Errorf("%d violationList, truncated %v; want %d, true", len(ce.Violations), ce.Truncated, MaxViolations)
+	if len(ce.Violations) != maxViolations || !ce.Truncated {
+		t.Errorf("%d violationList, truncated %v; want %d, true", len(ce.Violations), ce.Truncated, maxViolations)
 	}
 	if !strings.HasSuffix(ce.Error(), "; list truncated") {
 		t.Errorf("message %q does not say it is truncated", ce.Error())

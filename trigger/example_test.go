@@ -84,7 +84,7 @@ func ExampleInstall() {
 		return
 	}
 	defer pools.Close()
-	trig, mon, err := trigger.Install(pools, "shop", 1, 0, cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "shop", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -182,14 +182,14 @@ func (p Principal) String() string {
 	return "trigger:" + p.Tenant + "/" + p.Binding + "/" + p.Subject
 }
 
-// IDLen is the length of activation IDs and trace IDs, in bytes.
-const IDLen = 16
+// iDLen is the length of activation IDs and trace IDs, in bytes.
+const iDLen = 16
 
 // ActivationID is a fresh random root activation ID.
-type ActivationID [IDLen]byte
+type ActivationID [iDLen]byte
 
 // TraceID is a fresh random trace ID (the W3C trace-id size).
-type TraceID [IDLen]byte
+type TraceID [iDLen]byte
 
 // String returns the lower-case hex form.
 func (id ActivationID) String() string { return hex16(id) }
@@ -197,8 +197,8 @@ func (id ActivationID) String() string { return hex16(id) }
 // String returns the lower-case hex form.
 func (id TraceID) String() string { return hex16(id) }
 
-func hex16(b [IDLen]byte) string {
-	var out [2 * IDLen]byte
+func hex16(b [iDLen]byte) string {
+	var out [2 * iDLen]byte
 	return string(appendHex(out[:0], b[:]))
 }
 
@@ -282,8 +282,8 @@ const (
 	OutcomePlatformFailure
 )
 
-// NumOutcomes is the number of Outcome values; they are 1..NumOutcomes.
-const NumOutcomes = int(OutcomePlatformFailure)
+// numOutcomes is the number of Outcome values; they are 1..numOutcomes.
+const numOutcomes = int(OutcomePlatformFailure)
 
 // String returns the outcome's name, "none" for zero (no activation), or
 // "Outcome(n)" outside the list.

@@ -2,8 +2,8 @@ package trigger
 
 import "strings"
 
-// InboxPrefixRoot is the first token of every tenant's inbox prefix.
-const InboxPrefixRoot = "_INBOX"
+// inboxPrefixRoot is the first token of every tenant's inbox prefix.
+const inboxPrefixRoot = "_INBOX"
 
 // InboxPrefix is the private reply-inbox prefix of a tenant's connection:
 // "_INBOX.<tenant>", with each '.' of the tenant ID written as '~' so the
@@ -13,5 +13,5 @@ const InboxPrefixRoot = "_INBOX"
 // wider: no other user granted only its own prefix can read the replies
 // and deliveries of this tenant.
 func InboxPrefix(tenant string) string {
-	return InboxPrefixRoot + "." + strings.ReplaceAll(tenant, ".", "~")
+	return inboxPrefixRoot + "." + strings.ReplaceAll(tenant, ".", "~")
 }

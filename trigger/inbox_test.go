@@ -24,9 +24,9 @@ func TestInboxPrefix(t *testing.T) {
 	ids := []string{
 		"a",
 		"acme",
-		strings.Repeat("t", MaxIDLen),
-		strings.Repeat(".", MaxIDLen),
-		strings.Repeat("a.", MaxIDLen/2),
+		strings.Repeat("t", maxIDLen),
+		strings.Repeat(".", maxIDLen),
+		strings.Repeat("a.", maxIDLen/2),
 		"a.b", "a_b", "a-b", "a:b", "ab", "a..b", ".a", "a.",
 		"A-Z.a_z:0-9",
 	}
@@ -52,8 +52,8 @@ func TestInboxPrefix(t *testing.T) {
 		if err := wire.ValidPublishSubject(p); err != nil {
 			t.Errorf("InboxPrefix(%q) = %q is not a literal subject: %v", id, p, err)
 		}
-		if tok := strings.Split(p, "."); len(tok) != 2 || tok[0] != InboxPrefixRoot {
-			t.Errorf("InboxPrefix(%q) = %q, want two tokens under %s", id, p, InboxPrefixRoot)
+		if tok := strings.Split(p, "."); len(tok) != 2 || tok[0] != inboxPrefixRoot {
+			t.Errorf("InboxPrefix(%q) = %q, want two tokens under %s", id, p, inboxPrefixRoot)
 		}
 		if other, dup := seen[p]; dup && other != id {
 			t.Errorf("tenants %q and %q share the inbox prefix %q", other, id, p)
@@ -83,7 +83,7 @@ func TestInboxPrefix(t *testing.T) {
 			t.Errorf("conn refused the inbox prefix of %q: %v", id, err)
 		}
 	}
-	if got, want := len(InboxPrefix(strings.Repeat("t", MaxIDLen))), len(InboxPrefixRoot)+1+MaxIDLen; got != want {
+	if got, want := len(InboxPrefix(strings.Repeat("t", maxIDLen))), len(inboxPrefixRoot)+1+maxIDLen; got != want {
 		t.Errorf("longest prefix %d bytes, want %d", got, want)
 	}
 

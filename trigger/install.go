@@ -124,20 +124,40 @@ type bindingState struct {
 	backoff bindingBackoff
 }
 
-// Install validates cfg and creds, charges the installation to pools and
-// records the checked epoch transition of logicalID: the registry's current
-// epoch must equal expectedEpoch (0 for a first installation) and epoch must
-// exceed it. An installation of an older epoch of the same ID is
-// superseded: its Run and Step return ErrSuperseded from their next step,
-// and its owner still closes it (Pools.Close closes it too). Installation retains metadata only; it
+// Installation is what Install installs: a configuration and its
+// credentials under a logical ID, at an epoch. The fields are named so
+// that the two epochs cannot be swapped unnoticed.
+type Installation struct {
+	// LogicalID names the installation in the pools' registry: 1-64
+	// bytes of printable ASCII.
+	LogicalID string
+	// Epoch is this installation's epoch; it must exceed ExpectedEpoch.
+	Epoch uint64
+	// ExpectedEpoch is the registry's current epoch of LogicalID, 0 for a
+	// first installation (Pools.Epoch reads it).
+	ExpectedEpoch uint64
+	// Config is the configuration, validated and copied.
+	Config Config
+	// Credentials are one per tenant of Config (MatchCredentials).
+	Credentials []Credential
+}
+
+// Install validates in's configuration and credentials, charges the
+// installation to pools and records the checked epoch transition of its
+// logical ID: the registry's current epoch must equal in.ExpectedEpoch (0
+// for a first installation) and in.Epoch must exceed it. An installation
+// of an older epoch of the same ID is superseded: its Run and Step return
+// ErrSuperseded from their next step, and its owner still closes it
+// (Pools.Close closes it too). Installation retains metadata only; it
 // opens no connection and reads no credential secret. The secrets stay the
 // caller's, to wipe after Close; only a secret Triggers.Rotate replaced
 // becomes the installation's (see Rotate).
 //
-// Errors: the *ConfigError of cfg.Validate, the *CredentialsError of
+// Errors: the *ConfigError of Config.Validate, the *CredentialsError of
 // MatchCredentials, ErrInvalidLogicalID, *EpochError, a *ReservationError
 // (installations, metadata bytes or bytes), ErrClosed for closed pools.
-func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Config, creds []Credential) (*Triggers, *Monitor, error) {
+func Install(pools *Pools, in Installation) (*Triggers, *Monitor, error) {
+	logicalID, epoch, expectedEpoch, cfg, creds := in.LogicalID, in.Epoch, in.ExpectedEpoch, in.Config, in.Credentials
 	if !validLogicalID(logicalID) {
 		return nil, nil, ErrInvalidLogicalID
 	}
@@ -154,7 +174,7 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 		poll:      cfg.PollInterval(),
 		now:       pools.now,
 		rand:      pools.rand,
-		charge:    InstallCharge(cfg),
+		charge:    installCharge(cfg),
 		mon:       newMonitor(logicalID, epoch, len(cfg.Bindings)),
 		log:       logger{l: pools.log, logicalID: logicalID, epoch: epoch},
 	}
@@ -198,7 +218,7 @@ func Install(pools *Pools, logicalID string, epoch, expectedEpoch uint64, cfg Co
 			index:  i,
 			tenant: ti,
 			cfg:    bc,
-			charge: RequestCharge(bc.MaxPayloadBytes),
+			charge: requestCharge(bc.MaxPayloadBytes),
 		}
 	}
 	for i := range t.bindings {
@@ -251,9 +271,9 @@ func (b *bindingState) pullBinding() pull.Binding {
 	}
 }
 
-// validLogicalID: 1-MaxIDLen bytes of printable ASCII.
+// validLogicalID: 1-maxIDLen bytes of printable ASCII.
 func validLogicalID(id string) bool {
-	if len(id) == 0 || len(id) > MaxIDLen {
+	if len(id) == 0 || len(id) > maxIDLen {
 		return false
 	}
 	for i := 0; i < len(id); i++ {

@@ -38,17 +38,17 @@ func TestInstallCharge(t *testing.T) {
 		t.Fatal("no root bytes")
 	}
 	want := int64(64<<10 + 3*2<<10 + 6*roots)
-	if got := InstallCharge(cfg); got != want {
-		t.Errorf("InstallCharge = %d, want %d", got, want)
+	if got := installCharge(cfg); got != want {
+		t.Errorf("installCharge = %d, want %d", got, want)
 	}
-	if got := RequestCharge(32768); got != 64<<10+2*32768 {
-		t.Errorf("RequestCharge(32768) = %d", got)
+	if got := requestCharge(32768); got != 64<<10+2*32768 {
+		t.Errorf("requestCharge(32768) = %d", got)
 	}
-	if ConnectionBytes != 256<<10 {
-		t.Errorf("ConnectionBytes = %d", ConnectionBytes)
+	if connectionBytes != 256<<10 {
+		t.Errorf("connectionBytes = %d", connectionBytes)
 	}
 	p := newPools(t, DefaultPoolLimits())
-	trig, _, err := Install(p, "orders", 1, 0, cfg, rtCredentials(t, cfg))
+	trig, _, err := Install(p, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: rtCredentials(t, cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +71,8 @@ func TestAccountingDuringStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := rtConfig(t, 1)
 		r := newRig(t, cfg, PoolLimits{})
-		install := InstallCharge(cfg)
-		req := RequestCharge(cfg.Bindings[0].MaxPayloadBytes)
+		install := installCharge(cfg)
+		req := requestCharge(cfg.Bindings[0].MaxPayloadBytes)
 		var during Usage
 		r.host.activate = func(context.Context, Activation) Outcome {
 			during = r.pools.Usage()
@@ -80,11 +80,11 @@ func TestAccountingDuringStep(t *testing.T) {
 		}
 		r.net.publish(0, `[]`)
 		r.step(t)
-		want := Usage{Bytes: install + req + ConnectionBytes, MetadataBytes: install, Installations: 1, Requests: 1, Clients: 1, Connections: 1}
+		want := Usage{Bytes: install + req + connectionBytes, MetadataBytes: install, Installations: 1, Requests: 1, Clients: 1, Connections: 1}
 		if diff := cmp.Diff(want, during); diff != "" {
 			t.Errorf("during the activation (-want +got):\n%s", diff)
 		}
-		want = Usage{Bytes: install + ConnectionBytes, MetadataBytes: install, Installations: 1, Clients: 1, Connections: 1}
+		want = Usage{Bytes: install + connectionBytes, MetadataBytes: install, Installations: 1, Clients: 1, Connections: 1}
 		if diff := cmp.Diff(want, r.pools.Usage()); diff != "" {
 			t.Errorf("after the step (-want +got):\n%s", diff)
 		}
@@ -138,7 +138,7 @@ func TestEpochTransitions(t *testing.T) {
 			cfg := rtConfig(t, 1)
 			creds := rtCredentials(t, cfg)
 			for i, c := range tc.calls {
-				trig, _, err := Install(p, "orders", c.epoch, c.expected, cfg, creds)
+				trig, _, err := Install(p, Installation{LogicalID: "orders", Epoch: c.epoch, ExpectedEpoch: c.expected, Config: cfg, Credentials: creds})
 				if c.ok != (err == nil) {
 					t.Fatalf("call %d Install(%d, %d): %v", i, c.epoch, c.expected, err)
 				}
@@ -165,7 +165,7 @@ func TestSupersededInstallation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, rtConfig(t, 1), PoolLimits{})
 		r.step(t)
-		newer, _, err := Install(r.pools, "orders", 2, 1, rtConfig(t, 1), rtCredentials(t, rtConfig(t, 1)))
+		newer, _, err := Install(r.pools, Installation{LogicalID: "orders", Epoch: 2, ExpectedEpoch: 1, Config: rtConfig(t, 1), Credentials: rtCredentials(t, rtConfig(t, 1))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestSupersededInstallation(t *testing.T) {
 		if e, live := r.pools.Epoch("orders"); e != 2 || live {
 			t.Errorf("epoch %d live %v after closing both", e, live)
 		}
-		again, _, err := Install(r.pools, "orders", 3, 2, rtConfig(t, 1), rtCredentials(t, rtConfig(t, 1)))
+		again, _, err := Install(r.pools, Installation{LogicalID: "orders", Epoch: 3, ExpectedEpoch: 2, Config: rtConfig(t, 1), Credentials: rtCredentials(t, rtConfig(t, 1))})
 		if err != nil {
 			t.Fatalf("install after close: %v", err)
 		}
@@ -207,7 +207,7 @@ func TestSupersededInstallation(t *testing.T) {
 func TestInstallRefusals(t *testing.T) {
 	cfg := rtConfig(t, 1)
 	creds := rtCredentials(t, cfg)
-	charge := InstallCharge(cfg)
+	charge := installCharge(cfg)
 	bad := cfg.Clone()
 	bad.PollIntervalMS = 0
 	tests := []struct {
@@ -219,7 +219,7 @@ func TestInstallRefusals(t *testing.T) {
 		want error
 	}{
 		{"empty logical id", nil, "", cfg, creds, ErrInvalidLogicalID},
-		{"long logical id", nil, strings.Repeat("x", MaxIDLen+1), cfg, creds, ErrInvalidLogicalID},
+		{"long logical id", nil, strings.Repeat("x", maxIDLen+1), cfg, creds, ErrInvalidLogicalID},
 		{"space in logical id", nil, "a b", cfg, creds, ErrInvalidLogicalID},
 		{"invalid config", nil, "orders", bad, creds, ErrInvalidConfig},
 		{"missing credential", nil, "orders", cfg, nil, ErrInvalidCredentials},
@@ -233,7 +233,7 @@ func TestInstallRefusals(t *testing.T) {
 				tc.lim(&lim)
 			}
 			p := newPools(t, lim)
-			_, _, err := Install(p, tc.id, 1, 0, tc.cfg, tc.cred)
+			_, _, err := Install(p, Installation{LogicalID: tc.id, Epoch: 1, Config: tc.cfg, Credentials: tc.cred})
 			if !errors.Is(err, tc.want) {
 				t.Errorf("Install: %v, want %v", err, tc.want)
 			}
@@ -247,7 +247,7 @@ func TestInstallRefusals(t *testing.T) {
 	}
 	t.Run("logical id at its limit", func(t *testing.T) {
 		p := newPools(t, DefaultPoolLimits())
-		trig, _, err := Install(p, strings.Repeat("x", MaxIDLen), 1, 0, cfg, creds)
+		trig, _, err := Install(p, Installation{LogicalID: strings.Repeat("x", maxIDLen), Epoch: 1, Config: cfg, Credentials: creds})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,12 +257,12 @@ func TestInstallRefusals(t *testing.T) {
 		lim := DefaultPoolLimits()
 		lim.MaxInstallations = 1
 		p := newPools(t, lim)
-		trig, _, err := Install(p, "a", 1, 0, cfg, creds)
+		trig, _, err := Install(p, Installation{LogicalID: "a", Epoch: 1, Config: cfg, Credentials: creds})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer trig.Close()
-		_, _, err = Install(p, "b", 1, 0, cfg, creds)
+		_, _, err = Install(p, Installation{LogicalID: "b", Epoch: 1, Config: cfg, Credentials: creds})
 		var re *ReservationError
 		if !errors.As(err, &re) || re.Resource != ResourceInstallations {
 			t.Errorf("second Install: %v", err)
@@ -279,7 +279,7 @@ func TestPoolsClose(t *testing.T) {
 		if u := r.pools.Usage(); u != (Usage{}) || r.net.openLinks() != 0 {
 			t.Errorf("usage %+v, open %d", u, r.net.openLinks())
 		}
-		if _, _, err := Install(r.pools, "other", 1, 0, rtConfig(t, 1), rtCredentials(t, rtConfig(t, 1))); !errors.Is(err, ErrClosed) {
+		if _, _, err := Install(r.pools, Installation{LogicalID: "other", Epoch: 1, Config: rtConfig(t, 1), Credentials: rtCredentials(t, rtConfig(t, 1))}); !errors.Is(err, ErrClosed) {
 			t.Errorf("Install on closed pools: %v", err)
 		}
 	})
@@ -294,7 +294,7 @@ func TestPoolsCloseSuperseded(t *testing.T) {
 		r := newRig(t, rtConfig(t, 1), PoolLimits{})
 		r.step(t) // the old installation holds a connection
 		cfg := rtConfig(t, 1)
-		newer, _, err := Install(r.pools, "orders", 2, 1, cfg, rtCredentials(t, cfg))
+		newer, _, err := Install(r.pools, Installation{LogicalID: "orders", Epoch: 2, ExpectedEpoch: 1, Config: cfg, Credentials: rtCredentials(t, cfg)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,22 +325,22 @@ func TestPoolLimitsBounds(t *testing.T) {
 		low, high int64
 		set       func(*PoolLimits, int64)
 	}{
-		{"max_bytes", 1, MaxPoolBytes, func(l *PoolLimits, v int64) { l.MaxBytes = v }},
-		{"max_metadata_bytes", 1, MaxPoolBytes, func(l *PoolLimits, v int64) { l.MaxMetadataBytes = v }},
-		{"max_installations", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxInstallations = int(v) }},
-		{"max_requests", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxRequests = int(v) }},
-		{"max_clients", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxClients = int(v) }},
-		{"max_connections", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxConnections = int(v) }},
-		{"max_tenant_requests", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxTenantRequests = int(v) }},
-		{"max_tenant_connections", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxTenantConnections = int(v) }},
-		{"max_provider_requests", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxProviderRequests = int(v) }},
-		{"max_provider_connections", 1, MaxPoolCount, func(l *PoolLimits, v int64) { l.MaxProviderConnections = int(v) }},
-		{"max_idle_age", dur(MinIdleAge), dur(MaxIdleAge), func(l *PoolLimits, v int64) { l.MaxIdleAge = time.Duration(v) }},
-		{"dial_backoff", dur(MinDialBackoff), dur(MaxDialBackoffLimit), func(l *PoolLimits, v int64) {
-			l.MaxDialBackoff = MaxDialBackoffLimit
+		{"max_bytes", 1, maxPoolBytes, func(l *PoolLimits, v int64) { l.MaxBytes = v }},
+		{"max_metadata_bytes", 1, maxPoolBytes, func(l *PoolLimits, v int64) { l.MaxMetadataBytes = v }},
+		{"max_installations", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxInstallations = int(v) }},
+		{"max_requests", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxRequests = int(v) }},
+		{"max_clients", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxClients = int(v) }},
+		{"max_connections", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxConnections = int(v) }},
+		{"max_tenant_requests", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxTenantRequests = int(v) }},
+		{"max_tenant_connections", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxTenantConnections = int(v) }},
+		{"max_provider_requests", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxProviderRequests = int(v) }},
+		{"max_provider_connections", 1, maxPoolCount, func(l *PoolLimits, v int64) { l.MaxProviderConnections = int(v) }},
+		{"max_idle_age", dur(minIdleAge), dur(maxIdleAge), func(l *PoolLimits, v int64) { l.MaxIdleAge = time.Duration(v) }},
+		{"dial_backoff", dur(MinDialBackoff), dur(maxDialBackoffLimit), func(l *PoolLimits, v int64) {
+			l.MaxDialBackoff = maxDialBackoffLimit
 			l.DialBackoff = time.Duration(v)
 		}},
-		{"max_dial_backoff", dur(DefaultPoolLimits().DialBackoff), dur(MaxDialBackoffLimit), func(l *PoolLimits, v int64) { l.MaxDialBackoff = time.Duration(v) }},
+		{"max_dial_backoff", dur(DefaultPoolLimits().DialBackoff), dur(maxDialBackoffLimit), func(l *PoolLimits, v int64) { l.MaxDialBackoff = time.Duration(v) }},
 	}
 	for _, tc := range tests {
 		for _, end := range []struct {
@@ -399,7 +399,7 @@ func TestPoolCeilings(t *testing.T) {
 				tc.lim(&lim)
 				a := newRig(t, rtConfig(t, 1), lim)
 				cfg := rtConfig(t, 1)
-				b, _, err := Install(a.pools, "second", 1, 0, cfg, rtCredentials(t, cfg))
+				b, _, err := Install(a.pools, Installation{LogicalID: "second", Epoch: 1, Config: cfg, Credentials: rtCredentials(t, cfg)})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -17,95 +17,95 @@ const (
 	// ProfileName is the only value of Config.Profile.
 	ProfileName = "nats-jetstream-pull-v1"
 
-	// MinBindings and MaxBindings bound len(Config.Bindings).
-	MinBindings = 1
+	// minBindings and MaxBindings bound len(Config.Bindings).
+	minBindings = 1
 	MaxBindings = 256
 
-	// MinTenants and MaxTenants bound len(Config.Tenants): the tenant
+	// minTenants and MaxTenants bound len(Config.Tenants): the tenant
 	// clients one configuration may create.
-	MinTenants = 1
+	minTenants = 1
 	MaxTenants = 8
 
-	// MinPayloadBytes and MaxPayloadBytes bound Binding.MaxPayloadBytes, the
+	// minPayloadBytes and MaxPayloadBytes bound Binding.MaxPayloadBytes, the
 	// payload ceiling of one message (headers not counted):
 	// pull.MinPayloadCeiling and pull.MaxPayloadCeiling.
-	MinPayloadBytes = pull.MinPayloadCeiling
+	minPayloadBytes = pull.MinPayloadCeiling
 	MaxPayloadBytes = pull.MaxPayloadCeiling
 
-	// MinControlLineBytes and MaxControlLineBytes bound
+	// minControlLineBytes and maxControlLineBytes bound
 	// Config.MaxControlLineBytes, the longest protocol line read from the
 	// broker, CRLF counted. The floor leaves room for the longest MSG line a
 	// valid binding can cause: a 256-byte subject and a v2 acknowledgement
 	// subject naming a 255-byte stream and consumer take about 920 bytes.
 	// They are conn's bounds of Config.MaxControlLine: conn.MinReadCap and
 	// conn.MaxReadLine.
-	MinControlLineBytes = conn.MinReadCap
-	MaxControlLineBytes = conn.MaxReadLine
+	minControlLineBytes = conn.MinReadCap
+	maxControlLineBytes = conn.MaxReadLine
 
-	// MinHeaderBytes and MaxHeaderBytes bound Config.MaxHeaderBytes, the
+	// minHeaderBytes and maxHeaderBytes bound Config.MaxHeaderBytes, the
 	// largest header block of one message, from "NATS/1.0" through the CRLF
 	// of its blank line: conn's bounds of Config.MaxHeader, conn.MinReadCap
 	// and conn.MaxReadHeader.
-	MinHeaderBytes = conn.MinReadCap
-	MaxHeaderBytes = conn.MaxReadHeader
+	minHeaderBytes = conn.MinReadCap
+	maxHeaderBytes = conn.MaxReadHeader
 
-	// MinOperationTimeoutMS and MaxOperationTimeoutMS bound
+	// minOperationTimeoutMS and maxOperationTimeoutMS bound
 	// Binding.OperationTimeoutMS, the one original deadline of a delivery:
 	// pull.MinOpTimeout and pull.MaxOpTimeout.
-	MinOperationTimeoutMS = int(pull.MinOpTimeout / time.Millisecond)
-	MaxOperationTimeoutMS = int(pull.MaxOpTimeout / time.Millisecond)
+	minOperationTimeoutMS = int(pull.MinOpTimeout / time.Millisecond)
+	maxOperationTimeoutMS = int(pull.MaxOpTimeout / time.Millisecond)
 
-	// MinRootBudgetMS is the least Binding.RootBudgetMS (positive); the most
+	// minRootBudgetMS is the least Binding.RootBudgetMS (positive); the most
 	// is the binding's OperationTimeoutMS.
-	MinRootBudgetMS = 1
+	minRootBudgetMS = 1
 
-	// MinPollIntervalMS and MaxPollIntervalMS bound Config.PollIntervalMS,
+	// MinPollIntervalMS and maxPollIntervalMS bound Config.PollIntervalMS,
 	// the one timer of the owner that paces empty visits.
 	MinPollIntervalMS = 10
-	MaxPollIntervalMS = 1_000
+	maxPollIntervalMS = 1_000
 
-	// MinMaxDeliver and MaxMaxDeliver bound Binding.MaxDeliver, the
+	// minMaxDeliver and MaxMaxDeliver bound Binding.MaxDeliver, the
 	// consumer's max_deliver: pull.MinMaxDeliver and pull.MaxMaxDeliver.
-	MinMaxDeliver = pull.MinMaxDeliver
+	minMaxDeliver = pull.MinMaxDeliver
 	MaxMaxDeliver = pull.MaxMaxDeliver
 
 	// AckWaitMarginMS is how much Binding.AckWaitMS must exceed the
 	// binding's OperationTimeoutMS at least (pull.AckWaitMargin);
-	// MaxAckWaitMS is its most (pull.MaxAckWait).
+	// maxAckWaitMS is its most (pull.MaxAckWait).
 	AckWaitMarginMS = int(pull.AckWaitMargin / time.Millisecond)
-	MaxAckWaitMS    = int(pull.MaxAckWait / time.Millisecond)
+	maxAckWaitMS    = int(pull.MaxAckWait / time.Millisecond)
 
-	// MinNakDelayMS and MaxNakDelayMS bound Binding.NakDelayMS, the delay
+	// MinNakDelayMS and maxNakDelayMS bound Binding.NakDelayMS, the delay
 	// of a negative acknowledgement: pull.MinNakDelay and pull.MaxNakDelay.
 	MinNakDelayMS = int(pull.MinNakDelay / time.Millisecond)
-	MaxNakDelayMS = int(pull.MaxNakDelay / time.Millisecond)
+	maxNakDelayMS = int(pull.MaxNakDelay / time.Millisecond)
 
 	// MaxConfigBytes bounds the canonical encoding of a Config (and so the
 	// input of ParseConfig, checked before it is decoded).
 	MaxConfigBytes = 512 << 10
 
-	// MaxIDLen bounds binding, tenant and provider IDs, in bytes.
-	MaxIDLen = 64
+	// maxIDLen bounds binding, tenant and provider IDs, in bytes.
+	maxIDLen = 64
 
 	// MaxTargetNameLen bounds the principal, service, contract, function
 	// and route of a binding (the target of its activations), in bytes.
 	MaxTargetNameLen = 256
 
-	// MaxAssetNameLen bounds stream and consumer names, in bytes: the
+	// maxAssetNameLen bounds stream and consumer names, in bytes: the
 	// broker's own limit (JSMaxNameLen), pull.MaxNameLen.
-	MaxAssetNameLen = pull.MaxNameLen
+	maxAssetNameLen = pull.MaxNameLen
 
-	// MaxFilterSubjectLen bounds a filter subject, in bytes:
+	// maxFilterSubjectLen bounds a filter subject, in bytes:
 	// pull.MaxFilterSubjectLen.
-	MaxFilterSubjectLen = pull.MaxFilterSubjectLen
+	maxFilterSubjectLen = pull.MaxFilterSubjectLen
 
-	// MaxServerNameLen bounds a TLS server name (a DNS name), in bytes:
+	// maxServerNameLen bounds a TLS server name (a DNS name), in bytes:
 	// conn.MaxServerNameLen.
-	MaxServerNameLen = conn.MaxServerNameLen
+	maxServerNameLen = conn.MaxServerNameLen
 
-	// MaxViolations bounds the violations one ConfigError carries; past it
+	// maxViolations bounds the violations one ConfigError carries; past it
 	// ConfigError.Truncated is set.
-	MaxViolations = 1_000
+	maxViolations = 1_000
 
 	// maxDepth bounds the nesting of JSON values ParseConfig decodes. A
 	// valid configuration nests four deep.

@@ -12,41 +12,41 @@ import (
 // message; see the package documentation for the table of levels and
 // attributes.
 const (
-	LogInstalled          = "trigger configuration installed"
-	LogSuperseded         = "trigger configuration superseded"
-	LogDialled            = "trigger broker connection dialled"
-	LogReplaced           = "trigger broker connection replaced"
-	LogLost               = "trigger broker connection lost"
-	LogBackoffStarted     = "trigger dial backoff started"
-	LogBackoffEnded       = "trigger dial backoff ended"
-	LogProfileMismatch    = "trigger consumer profile mismatch"
-	LogProfileCleared     = "trigger consumer profile mismatch cleared"
-	LogConsumerMissing    = "trigger consumer missing"
-	LogConsumerFound      = "trigger consumer missing cleared"
-	LogAckUncertain       = "trigger acknowledgement uncertain"
-	LogAckLate            = "trigger acknowledgement late"
-	LogExhausted          = "trigger delivery exhausted"
-	LogPoolExhausted      = "trigger pool exhausted"
-	LogPoolCleared        = "trigger pool exhaustion cleared"
-	LogCredentialExpired  = "trigger credential not current"
-	LogCredentialRestored = "trigger credential current again"
-	LogRotated            = "trigger credential rotated"
+	msgInstalled          = "trigger configuration installed"
+	msgSuperseded         = "trigger configuration superseded"
+	msgDialled            = "trigger broker connection dialled"
+	msgReplaced           = "trigger broker connection replaced"
+	msgLost               = "trigger broker connection lost"
+	msgBackoffStarted     = "trigger dial backoff started"
+	msgBackoffEnded       = "trigger dial backoff ended"
+	msgProfileMismatch    = "trigger consumer profile mismatch"
+	msgProfileCleared     = "trigger consumer profile mismatch cleared"
+	msgConsumerMissing    = "trigger consumer missing"
+	msgConsumerFound      = "trigger consumer missing cleared"
+	msgAckUncertain       = "trigger acknowledgement uncertain"
+	msgAckLate            = "trigger acknowledgement late"
+	msgExhausted          = "trigger delivery exhausted"
+	msgPoolExhausted      = "trigger pool exhausted"
+	msgPoolCleared        = "trigger pool exhaustion cleared"
+	msgCredentialExpired  = "trigger credential not current"
+	msgCredentialRestored = "trigger credential current again"
+	msgRotated            = "trigger credential rotated"
 )
 
 // The fixed attribute keys of the runtime's log.
 const (
-	LogKeyLogicalID = "logical_id"
-	LogKeyEpoch     = "epoch"
-	LogKeyTenant    = "tenant"
-	LogKeyBinding   = "binding"
-	LogKeyStream    = "stream"
-	LogKeyConsumer  = "consumer"
-	LogKeyClass     = "class"
-	LogKeyResource  = "resource"
-	LogKeyStreamSeq = "stream_seq"
-	LogKeyDelivered = "delivered"
-	LogKeyBackoff   = "backoff"
-	LogKeyDial      = "dial_failure"
+	keyLogicalID = "logical_id"
+	keyEpoch     = "epoch"
+	keyTenant    = "tenant"
+	keyBinding   = "binding"
+	keyStream    = "stream"
+	keyConsumer  = "consumer"
+	keyClass     = "class"
+	keyResource  = "resource"
+	keyStreamSeq = "stream_seq"
+	keyDelivered = "delivered"
+	keyBackoff   = "backoff"
+	keyDial      = "dial_failure"
 )
 
 // logger is an installation's view of PoolConfig.Logger: nil l is
@@ -88,7 +88,7 @@ func (g *logger) on() bool { return g != nil && g.l != nil }
 
 func (g *logger) log(level slog.Level, msg string, attrs ...slog.Attr) {
 	all := make([]slog.Attr, 0, 2+len(attrs))
-	all = append(all, slog.String(LogKeyLogicalID, g.logicalID), slog.Uint64(LogKeyEpoch, g.epoch))
+	all = append(all, slog.String(keyLogicalID, g.logicalID), slog.Uint64(keyEpoch, g.epoch))
 	all = append(all, attrs...)
 	if g.held != nil {
 		*g.held = append(*g.held, heldRecord{level: level, msg: msg, attrs: all})
@@ -99,7 +99,7 @@ func (g *logger) log(level slog.Level, msg string, attrs ...slog.Attr) {
 
 // tenant logs a record about tenant ts.
 func (g *logger) tenant(level slog.Level, msg string, ts *tenantState, attrs ...slog.Attr) {
-	g.log(level, msg, append([]slog.Attr{slog.String(LogKeyTenant, ts.cfg.ID)}, attrs...)...)
+	g.log(level, msg, append([]slog.Attr{slog.String(keyTenant, ts.cfg.ID)}, attrs...)...)
 }
 
 // binding logs a record about binding b, with the step's delivery when it
@@ -107,13 +107,13 @@ func (g *logger) tenant(level slog.Level, msg string, ts *tenantState, attrs ...
 func (g *logger) binding(level slog.Level, msg string, b *bindingState, r *StepReport, attrs ...slog.Attr) {
 	c := b.cfg
 	base := []slog.Attr{
-		slog.String(LogKeyTenant, c.Tenant),
-		slog.String(LogKeyBinding, c.ID),
-		slog.String(LogKeyStream, c.Stream),
-		slog.String(LogKeyConsumer, c.Consumer),
+		slog.String(keyTenant, c.Tenant),
+		slog.String(keyBinding, c.ID),
+		slog.String(keyStream, c.Stream),
+		slog.String(keyConsumer, c.Consumer),
 	}
 	if r != nil && r.StreamSeq > 0 {
-		base = append(base, slog.Uint64(LogKeyStreamSeq, r.StreamSeq), slog.Uint64(LogKeyDelivered, r.Delivered))
+		base = append(base, slog.Uint64(keyStreamSeq, r.StreamSeq), slog.Uint64(keyDelivered, r.Delivered))
 	}
 	g.log(level, msg, append(base, attrs...)...)
 }
@@ -124,10 +124,10 @@ func (g *logger) installed(superseded uint64) {
 		return
 	}
 	if superseded > 0 {
-		g.l.LogAttrs(context.Background(), slog.LevelInfo, LogSuperseded,
-			slog.String(LogKeyLogicalID, g.logicalID), slog.Uint64(LogKeyEpoch, superseded))
+		g.l.LogAttrs(context.Background(), slog.LevelInfo, msgSuperseded,
+			slog.String(keyLogicalID, g.logicalID), slog.Uint64(keyEpoch, superseded))
 	}
-	g.log(slog.LevelInfo, LogInstalled)
+	g.log(slog.LevelInfo, msgInstalled)
 }
 
 // dialled logs a connection opened by acquire: replacing says a pooled
@@ -138,11 +138,11 @@ func (g *logger) dialled(ts *tenantState, replacing, recovered bool) {
 		return
 	}
 	if recovered {
-		g.tenant(slog.LevelInfo, LogBackoffEnded, ts)
+		g.tenant(slog.LevelInfo, msgBackoffEnded, ts)
 	}
-	msg := LogDialled
+	msg := msgDialled
 	if replacing {
-		msg = LogReplaced
+		msg = msgReplaced
 	}
 	g.tenant(slog.LevelInfo, msg, ts)
 }
@@ -154,9 +154,9 @@ func (g *logger) backoff(ts *tenantState, failures int, wait time.Duration, err 
 	if !g.on() || failures != 1 {
 		return
 	}
-	g.tenant(slog.LevelWarn, LogBackoffStarted, ts,
-		slog.String(LogKeyClass, ClassDial.String()), slog.String(LogKeyDial, dialFailure(err).String()),
-		slog.Duration(LogKeyBackoff, wait))
+	g.tenant(slog.LevelWarn, msgBackoffStarted, ts,
+		slog.String(keyClass, ClassDial.String()), slog.String(keyDial, dialFailure(err).String()),
+		slog.Duration(keyBackoff, wait))
 }
 
 // lost logs a connection an exchange closed, or a pooled one found closed
@@ -170,7 +170,7 @@ func (g *logger) lost(ts *tenantState, err error) {
 	if err != nil {
 		class = classify(err)
 	}
-	g.tenant(slog.LevelWarn, LogLost, ts, slog.String(LogKeyClass, class.String()))
+	g.tenant(slog.LevelWarn, msgLost, ts, slog.String(keyClass, class.String()))
 }
 
 // logStep logs the transitions a step's report shows for binding b and its
@@ -189,12 +189,12 @@ func (t *Triggers) logStep(b *bindingState, r *StepReport) {
 	case r.Error == ClassProfile && !b.mismatch:
 		b.mismatch = true
 		if g.on() {
-			g.binding(slog.LevelWarn, LogProfileMismatch, b, nil, slog.String(LogKeyClass, r.Error.String()))
+			g.binding(slog.LevelWarn, msgProfileMismatch, b, nil, slog.String(keyClass, r.Error.String()))
 		}
 	case b.mismatch && (r.Result == ResultEmpty || r.Result == ResultDelivered || r.Error == ClassPaused):
 		b.mismatch = false
 		if g.on() {
-			g.binding(slog.LevelInfo, LogProfileCleared, b, nil)
+			g.binding(slog.LevelInfo, msgProfileCleared, b, nil)
 		}
 	}
 
@@ -205,12 +205,12 @@ func (t *Triggers) logStep(b *bindingState, r *StepReport) {
 	case r.Error == ClassConsumerMissing && !b.missing:
 		b.missing = true
 		if g.on() {
-			g.binding(slog.LevelWarn, LogConsumerMissing, b, nil, slog.String(LogKeyClass, r.Error.String()))
+			g.binding(slog.LevelWarn, msgConsumerMissing, b, nil, slog.String(keyClass, r.Error.String()))
 		}
 	case b.missing && (r.Result == ResultEmpty || r.Result == ResultDelivered || r.Error == ClassPaused || r.Error == ClassProfile):
 		b.missing = false
 		if g.on() {
-			g.binding(slog.LevelInfo, LogConsumerFound, b, nil)
+			g.binding(slog.LevelInfo, msgConsumerFound, b, nil)
 		}
 	}
 
@@ -220,12 +220,12 @@ func (t *Triggers) logStep(b *bindingState, r *StepReport) {
 	case r.Error == ClassCredential && !ts.credExpired:
 		ts.credExpired = true
 		if g.on() {
-			g.tenant(slog.LevelWarn, LogCredentialExpired, ts, slog.String(LogKeyClass, r.Error.String()))
+			g.tenant(slog.LevelWarn, msgCredentialExpired, ts, slog.String(keyClass, r.Error.String()))
 		}
 	case ts.credExpired && r.Error != ClassCredential && r.Error != ClassIneligible:
 		ts.credExpired = false
 		if g.on() {
-			g.tenant(slog.LevelInfo, LogCredentialRestored, ts)
+			g.tenant(slog.LevelInfo, msgCredentialRestored, ts)
 		}
 	}
 
@@ -235,13 +235,13 @@ func (t *Triggers) logStep(b *bindingState, r *StepReport) {
 	case r.Error == ClassPoolExhausted && !ts.exhausted:
 		ts.exhausted = true
 		if g.on() {
-			g.tenant(slog.LevelWarn, LogPoolExhausted, ts,
-				slog.String(LogKeyClass, r.Error.String()), slog.String(LogKeyResource, r.Resource.String()))
+			g.tenant(slog.LevelWarn, msgPoolExhausted, ts,
+				slog.String(keyClass, r.Error.String()), slog.String(keyResource, r.Resource.String()))
 		}
 	case ts.exhausted && (r.Result == ResultEmpty || r.Result == ResultDelivered || r.Result == ResultFailed):
 		ts.exhausted = false
 		if g.on() {
-			g.tenant(slog.LevelInfo, LogPoolCleared, ts)
+			g.tenant(slog.LevelInfo, msgPoolCleared, ts)
 		}
 	}
 
@@ -250,12 +250,12 @@ func (t *Triggers) logStep(b *bindingState, r *StepReport) {
 		return
 	}
 	if r.Action == ActionExhausted {
-		g.binding(slog.LevelWarn, LogExhausted, b, r)
+		g.binding(slog.LevelWarn, msgExhausted, b, r)
 	}
 	switch r.Ack {
 	case AckUncertain:
-		g.binding(slog.LevelWarn, LogAckUncertain, b, r, slog.String(LogKeyClass, ClassAckUncertain.String()))
+		g.binding(slog.LevelWarn, msgAckUncertain, b, r, slog.String(keyClass, ClassAckUncertain.String()))
 	case AckVerifiedLate:
-		g.binding(slog.LevelWarn, LogAckLate, b, r)
+		g.binding(slog.LevelWarn, msgAckLate, b, r)
 	}
 }

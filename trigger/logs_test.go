@@ -71,7 +71,7 @@ func newLogRig(t testing.TB, cfg Config, lim PoolLimits, h *capture) *rig {
 		t.Fatal(err)
 	}
 	creds := rtCredentials(t, cfg)
-	trig, mon, err := Install(pools, "orders", 1, 0, cfg, creds)
+	trig, mon, err := Install(pools, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func bindingAttrs(extra ...string) []string {
 // TestLogTransitions drives the fake runtime through each state change and
 // asserts the exact records, after the installation's own.
 func TestLogTransitions(t *testing.T) {
-	dialled := logRec{slog.LevelInfo, LogDialled, tenantAttrs()}
+	dialled := logRec{slog.LevelInfo, msgDialled, tenantAttrs()}
 	tests := []struct {
 		name   string
 		lim    func(*PoolLimits)
@@ -122,9 +122,9 @@ func TestLogTransitions(t *testing.T) {
 			},
 			want: []logRec{
 				dialled,
-				{slog.LevelWarn, LogLost, tenantAttrs("class=connection")},
-				{slog.LevelWarn, LogBackoffStarted, tenantAttrs("class=dial", "dial_failure=other", "backoff=250ms")},
-				{slog.LevelInfo, LogBackoffEnded, tenantAttrs()},
+				{slog.LevelWarn, msgLost, tenantAttrs("class=connection")},
+				{slog.LevelWarn, msgBackoffStarted, tenantAttrs("class=dial", "dial_failure=other", "backoff=250ms")},
+				{slog.LevelInfo, msgBackoffEnded, tenantAttrs()},
 				dialled,
 			},
 		},
@@ -138,7 +138,7 @@ func TestLogTransitions(t *testing.T) {
 				r.step(t)
 				r.step(t) // steady: silent
 			},
-			want: []logRec{dialled, {slog.LevelWarn, LogLost, tenantAttrs("class=connection")}, dialled},
+			want: []logRec{dialled, {slog.LevelWarn, msgLost, tenantAttrs("class=connection")}, dialled},
 		},
 		{
 			// Issue 20: a broker stopped while the connection was idle
@@ -161,9 +161,9 @@ func TestLogTransitions(t *testing.T) {
 			},
 			want: []logRec{
 				dialled,
-				{slog.LevelWarn, LogLost, tenantAttrs("class=connection")},
-				{slog.LevelWarn, LogBackoffStarted, tenantAttrs("class=dial", "dial_failure=refused", "backoff=250ms")},
-				{slog.LevelInfo, LogBackoffEnded, tenantAttrs()},
+				{slog.LevelWarn, msgLost, tenantAttrs("class=connection")},
+				{slog.LevelWarn, msgBackoffStarted, tenantAttrs("class=dial", "dial_failure=refused", "backoff=250ms")},
+				{slog.LevelInfo, msgBackoffEnded, tenantAttrs()},
 				dialled,
 			},
 		},
@@ -175,7 +175,7 @@ func TestLogTransitions(t *testing.T) {
 				r.step(t)
 				r.step(t)
 			},
-			want: []logRec{dialled, {slog.LevelInfo, LogReplaced, tenantAttrs()}},
+			want: []logRec{dialled, {slog.LevelInfo, msgReplaced, tenantAttrs()}},
 		},
 		{
 			name: "connection idle past MaxIdleAge replaced",
@@ -186,7 +186,7 @@ func TestLogTransitions(t *testing.T) {
 				r.step(t)
 				r.step(t)
 			},
-			want: []logRec{dialled, {slog.LevelInfo, LogReplaced, tenantAttrs()}},
+			want: []logRec{dialled, {slog.LevelInfo, msgReplaced, tenantAttrs()}},
 		},
 		{
 			// Issue 20: a deleted consumer was never logged, though a
@@ -203,8 +203,8 @@ func TestLogTransitions(t *testing.T) {
 			},
 			want: []logRec{
 				dialled,
-				{slog.LevelWarn, LogConsumerMissing, bindingAttrs("class=consumer missing")},
-				{slog.LevelInfo, LogConsumerFound, bindingAttrs()},
+				{slog.LevelWarn, msgConsumerMissing, bindingAttrs("class=consumer missing")},
+				{slog.LevelInfo, msgConsumerFound, bindingAttrs()},
 			},
 		},
 		{
@@ -222,8 +222,8 @@ func TestLogTransitions(t *testing.T) {
 			},
 			want: []logRec{
 				dialled,
-				{slog.LevelWarn, LogProfileMismatch, bindingAttrs("class=profile")},
-				{slog.LevelInfo, LogProfileCleared, bindingAttrs()},
+				{slog.LevelWarn, msgProfileMismatch, bindingAttrs("class=profile")},
+				{slog.LevelInfo, msgProfileCleared, bindingAttrs()},
 			},
 		},
 		{
@@ -231,15 +231,15 @@ func TestLogTransitions(t *testing.T) {
 			script: func(t *testing.T, r *rig) {
 				r.net.publish(0, `[]`)
 				r.net.ackReply = func(int, pull.Command) (pull.Receipt, bool, error) {
-					return pull.Receipt{Outcome: pull.OutcomeUncertain, Action: pull.ActionAck},
+					return pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck},
 						true, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
 				}
 				r.step(t)
 			},
 			want: []logRec{
 				dialled,
-				{slog.LevelWarn, LogLost, tenantAttrs("class=connection")},
-				{slog.LevelWarn, LogAckUncertain, bindingAttrs("stream_seq=1", "delivered=1", "class=ack uncertain")},
+				{slog.LevelWarn, msgLost, tenantAttrs("class=connection")},
+				{slog.LevelWarn, msgAckUncertain, bindingAttrs("stream_seq=1", "delivered=1", "class=ack uncertain")},
 			},
 		},
 		{
@@ -247,11 +247,11 @@ func TestLogTransitions(t *testing.T) {
 			script: func(t *testing.T, r *rig) {
 				r.net.publish(0, `[]`)
 				r.net.ackReply = func(int, pull.Command) (pull.Receipt, bool, error) {
-					return pull.Receipt{Outcome: pull.OutcomeVerifiedLate, Action: pull.ActionAck}, true, nil
+					return pull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, true, nil
 				}
 				r.step(t)
 			},
-			want: []logRec{dialled, {slog.LevelWarn, LogAckLate, bindingAttrs("stream_seq=1", "delivered=1")}},
+			want: []logRec{dialled, {slog.LevelWarn, msgAckLate, bindingAttrs("stream_seq=1", "delivered=1")}},
 		},
 		{
 			name: "delivery exhausted",
@@ -262,7 +262,7 @@ func TestLogTransitions(t *testing.T) {
 				r.net.queues[0][0].delivered = 1
 				r.step(t)
 			},
-			want: []logRec{dialled, {slog.LevelWarn, LogExhausted, bindingAttrs("stream_seq=1", "delivered=2")}},
+			want: []logRec{dialled, {slog.LevelWarn, msgExhausted, bindingAttrs("stream_seq=1", "delivered=2")}},
 		},
 		{
 			name: "credential expired then current",
@@ -275,16 +275,16 @@ func TestLogTransitions(t *testing.T) {
 				r.step(t)
 			},
 			want: []logRec{
-				{slog.LevelWarn, LogCredentialExpired, tenantAttrs("class=credential")},
+				{slog.LevelWarn, msgCredentialExpired, tenantAttrs("class=credential")},
 				dialled,
-				{slog.LevelInfo, LogCredentialRestored, tenantAttrs()},
+				{slog.LevelInfo, msgCredentialRestored, tenantAttrs()},
 			},
 		},
 		{
 			name: "pool exhausted then cleared",
 			lim:  func(l *PoolLimits) { l.MaxConnections = 1 },
 			script: func(t *testing.T, r *rig) {
-				other, _, err := Install(r.pools, "refunds", 1, 0, rtConfig(t, 1), r.creds)
+				other, _, err := Install(r.pools, Installation{LogicalID: "refunds", Epoch: 1, Config: rtConfig(t, 1), Credentials: r.creds})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -298,11 +298,11 @@ func TestLogTransitions(t *testing.T) {
 				r.step(t)
 			},
 			want: []logRec{
-				{slog.LevelInfo, LogInstalled, []string{"logical_id=refunds", "epoch=1"}},
-				{slog.LevelInfo, LogDialled, []string{"logical_id=refunds", "epoch=1", "tenant=t0"}},
-				{slog.LevelWarn, LogPoolExhausted, tenantAttrs("class=pool exhausted", "resource=connections")},
+				{slog.LevelInfo, msgInstalled, []string{"logical_id=refunds", "epoch=1"}},
+				{slog.LevelInfo, msgDialled, []string{"logical_id=refunds", "epoch=1", "tenant=t0"}},
+				{slog.LevelWarn, msgPoolExhausted, tenantAttrs("class=pool exhausted", "resource=connections")},
 				dialled,
-				{slog.LevelInfo, LogPoolCleared, tenantAttrs()},
+				{slog.LevelInfo, msgPoolCleared, tenantAttrs()},
 			},
 		},
 	}
@@ -319,7 +319,7 @@ func TestLogTransitions(t *testing.T) {
 				}
 				h := &capture{}
 				r := newLogRig(t, cfg, lim, h)
-				if diff := cmp.Diff([]logRec{{slog.LevelInfo, LogInstalled, []string{"logical_id=orders", "epoch=1"}}}, h.take()); diff != "" {
+				if diff := cmp.Diff([]logRec{{slog.LevelInfo, msgInstalled, []string{"logical_id=orders", "epoch=1"}}}, h.take()); diff != "" {
 					t.Errorf("install records (-want +got):\n%s", diff)
 				}
 				tc.script(t, r)
@@ -342,27 +342,27 @@ func TestLogInstallSupersede(t *testing.T) {
 	defer pools.Close()
 	cfg := rtConfig(t, 1)
 	creds := rtCredentials(t, cfg)
-	first, _, err := Install(pools, "orders", 1, 0, cfg, creds)
+	first, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, err := Install(pools, "orders", 2, 1, cfg, creds)
+	second, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 2, ExpectedEpoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first.Close()
 	second.Close()
-	if _, _, err := Install(pools, "orders", 3, 2, cfg, creds); err != nil {
+	if _, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 3, ExpectedEpoch: 2, Config: cfg, Credentials: creds}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Install(pools, "orders", 3, 2, cfg, creds); err == nil {
+	if _, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 3, ExpectedEpoch: 2, Config: cfg, Credentials: creds}); err == nil {
 		t.Fatal("a refused installation: no error")
 	}
 	want := []logRec{
-		{slog.LevelInfo, LogInstalled, []string{"logical_id=orders", "epoch=1"}},
-		{slog.LevelInfo, LogSuperseded, []string{"logical_id=orders", "epoch=1"}},
-		{slog.LevelInfo, LogInstalled, []string{"logical_id=orders", "epoch=2"}},
-		{slog.LevelInfo, LogInstalled, []string{"logical_id=orders", "epoch=3"}},
+		{slog.LevelInfo, msgInstalled, []string{"logical_id=orders", "epoch=1"}},
+		{slog.LevelInfo, msgSuperseded, []string{"logical_id=orders", "epoch=1"}},
+		{slog.LevelInfo, msgInstalled, []string{"logical_id=orders", "epoch=2"}},
+		{slog.LevelInfo, msgInstalled, []string{"logical_id=orders", "epoch=3"}},
 	}
 	if diff := cmp.Diff(want, h.take()); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)

@@ -180,7 +180,7 @@ func serveMemory(specJSON string) int {
 func memBinding(c memCaps) Binding {
 	b := testBinding(memTenant, 0)
 	b.MaxPayloadBytes = c.Ceiling
-	b.OperationTimeoutMS, b.RootBudgetMS = MaxOperationTimeoutMS, MaxOperationTimeoutMS
+	b.OperationTimeoutMS, b.RootBudgetMS = maxOperationTimeoutMS, maxOperationTimeoutMS
 	return b
 }
 

@@ -37,7 +37,7 @@ const (
 // configuration, and the largest the profile allows.
 var memVariants = []memCaps{
 	{Name: "readme", Line: 4096, Header: 4096, Ceiling: 1024},
-	{Name: "largest", Line: MaxControlLineBytes, Header: MaxHeaderBytes, Ceiling: MaxPayloadBytes},
+	{Name: "largest", Line: maxControlLineBytes, Header: maxHeaderBytes, Ceiling: MaxPayloadBytes},
 }
 
 // TestMemoryUnderHostileInput measures the live heap (runtime/metrics
@@ -73,15 +73,15 @@ var memVariants = []memCaps{
 // socket, goroutine records):
 //
 //   - per connection, (served - idle closed) / memConns, is under
-//     ConnectionBytes;
+//     connectionBytes;
 //   - per request in flight beyond its connection, (in flight - served) /
-//     memConns, is under RequestCharge of the ceiling: a request's reply
+//     memConns, is under requestCharge of the ceiling: a request's reply
 //     lives in its connection's fixed read buffer, so the request itself
 //     adds only the step's contexts and the host's reservation; and
 //     connection and request together, (in flight - idle closed) /
 //     memConns, are under the two charges together;
 //   - per installation with its visited binding and no connection, (idle
-//     closed - before Install) / memConns, is under InstallCharge;
+//     closed - before Install) / memConns, is under installCharge;
 //   - the attacks leave the heap where idle closed left it, and Close
 //     brings it back to the heap before Install, each within half the
 //     per-connection figure: a single connection left open would exceed
@@ -172,7 +172,7 @@ func newMemRig(t *testing.T, caps memCaps) *memRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trig, _, err := Install(probe, "memory-probe", 1, 0, cfg, m.creds)
+	trig, _, err := Install(probe, Installation{LogicalID: "memory-probe", Epoch: 1, Config: cfg, Credentials: m.creds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func (m *memRig) round(t *testing.T, epoch uint64) memFigures {
 	threads := m.samples[1].Value.Uint64()
 
 	for i := range m.trigs {
-		trig, _, err := Install(m.pools, fmt.Sprintf("memory-%d", i), epoch, epoch-1, m.cfg, m.creds)
+		trig, _, err := Install(m.pools, Installation{LogicalID: fmt.Sprintf("memory-%d", i), Epoch: epoch, ExpectedEpoch: epoch - 1, Config: m.cfg, Credentials: m.creds})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,16 +398,16 @@ func (m *memRig) check(t *testing.T, f memFigures) {
 	perReq := (f.inFlight - f.served) / n
 	both := (f.inFlight - f.idleClosed) / n
 	perInstall := (f.idleClosed - f.base) / n
-	reqCharge := RequestCharge(m.caps.Ceiling)
-	instCharge := InstallCharge(m.cfg)
+	reqCharge := requestCharge(m.caps.Ceiling)
+	instCharge := installCharge(m.cfg)
 	readBuf := int64(parser.Limits{MaxControlLine: m.caps.Line, MaxHeader: m.caps.Header, MaxPayload: m.maxPayload}.BufferSize())
 	tol := perConn / 2
 
 	t.Logf("caps: line %d, header %d, ceiling %d (connection payload cap %d); %d connections",
 		m.caps.Line, m.caps.Header, m.caps.Ceiling, m.maxPayload, memConns)
-	t.Logf("per connection: %d B (charge %d; read buffer %d)", perConn, int64(ConnectionBytes), readBuf)
+	t.Logf("per connection: %d B (charge %d; read buffer %d)", perConn, int64(connectionBytes), readBuf)
 	t.Logf("per request in flight beyond its connection: %d B (charge %d); both: %d B (charges %d)",
-		perReq, reqCharge, both, ConnectionBytes+reqCharge)
+		perReq, reqCharge, both, connectionBytes+reqCharge)
 	t.Logf("per installation, binding visited, no connection: %d B (charge %d); just installed: %d B",
 		perInstall, instCharge, (f.installed-f.base)/n)
 	t.Logf("after %d attacks: %+d B; after Close: %+d B against the heap before Install (tolerance %d); %d threads started in the round",
@@ -416,14 +416,14 @@ func (m *memRig) check(t *testing.T, f memFigures) {
 	if perConn < readBuf {
 		t.Errorf("per connection %d B, under the %d B read buffer: the samples missed the connections", perConn, readBuf)
 	}
-	if perConn > ConnectionBytes {
-		t.Errorf("per connection %d B, over the %d B charge", perConn, ConnectionBytes)
+	if perConn > connectionBytes {
+		t.Errorf("per connection %d B, over the %d B charge", perConn, connectionBytes)
 	}
 	if perReq > reqCharge {
 		t.Errorf("per request in flight %d B, over the %d B charge", perReq, reqCharge)
 	}
-	if both > ConnectionBytes+reqCharge {
-		t.Errorf("connection and request %d B, over the %d B of their charges", both, ConnectionBytes+reqCharge)
+	if both > connectionBytes+reqCharge {
+		t.Errorf("connection and request %d B, over the %d B of their charges", both, connectionBytes+reqCharge)
 	}
 	if perInstall > instCharge {
 		t.Errorf("per installation %d B, over the %d B charge", perInstall, instCharge)

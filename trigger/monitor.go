@@ -1,9 +1,12 @@
 package trigger
 
 import (
+	"iter"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/latent-systems/latent-nats/pull"
 )
 
 // StepResult says how a step ended.
@@ -47,38 +50,25 @@ func (r StepResult) String() string {
 	return "StepResult(" + strconv.Itoa(int(r)) + ")"
 }
 
-// AckState is what is known of the acknowledgement of a delivery.
-type AckState uint8
+// AckState is what is known of the acknowledgement of a delivery. It is
+// pull's AckState, so the report and the receipt cannot disagree; its
+// String is "none", "verified", "verified late" or "uncertain".
+type AckState = pull.AckState
 
 // Acknowledgement states.
 const (
 	// AckNone: no command was sent (no delivery, shutdown, a refused
 	// check, or the connection refused the command before writing it).
-	AckNone AckState = iota + 1
+	AckNone = pull.AckNone
 	// AckVerified: the broker's receipt arrived within the ack wait.
-	AckVerified
+	AckVerified = pull.AckVerified
 	// AckVerifiedLate: the receipt arrived after the ack wait; the broker
 	// may have redelivered meanwhile.
-	AckVerifiedLate
+	AckVerifiedLate = pull.AckVerifiedLate
 	// AckUncertain: the command may have been written but no receipt was
 	// seen. It is never replayed; the broker may redeliver.
-	AckUncertain
+	AckUncertain = pull.AckUncertain
 )
-
-// String returns the state's name, or "AckState(n)" outside the list.
-func (s AckState) String() string {
-	switch s {
-	case AckNone:
-		return "none"
-	case AckVerified:
-		return "verified"
-	case AckVerifiedLate:
-		return "verified late"
-	case AckUncertain:
-		return "uncertain"
-	}
-	return "AckState(" + strconv.Itoa(int(s)) + ")"
-}
 
 // ErrorClass groups what went wrong in a step. The zero value means none.
 type ErrorClass uint8
@@ -145,9 +135,9 @@ const (
 	ClassInternal
 )
 
-// NumErrorClasses is the number of ErrorClass values; they are
-// 1..NumErrorClasses.
-const NumErrorClasses = int(ClassInternal)
+// numErrorClasses is the number of ErrorClass values; they are
+// 1..numErrorClasses.
+const numErrorClasses = int(ClassInternal)
 
 // String returns the class's name, "none" for zero, or "ErrorClass(n)"
 // outside the list.
@@ -230,9 +220,9 @@ const (
 	DialOther
 )
 
-// NumDialFailures is the number of DialFailure values; they are
-// 1..NumDialFailures.
-const NumDialFailures = int(DialOther)
+// numDialFailures is the number of DialFailure values; they are
+// 1..numDialFailures.
+const numDialFailures = int(DialOther)
 
 // String returns the failure's name, "none" for zero, or
 // "DialFailure(n)" outside the list.
@@ -333,16 +323,16 @@ type Counts struct {
 	// indexed by the value (index 0 unused). They are read with Outcome,
 	// Error, Refusal and DialFailure, so that a value added to an enum
 	// changes no caller.
-	outcomes [NumOutcomes + 1]uint64
-	classes  [NumErrorClasses + 1]uint64
-	refusals [NumResources + 1]uint64
-	dials    [NumDialFailures + 1]uint64
+	outcomes [numOutcomes + 1]uint64
+	classes  [numErrorClasses + 1]uint64
+	refusals [numResources + 1]uint64
+	dials    [numDialFailures + 1]uint64
 }
 
 // Outcome returns how many activations ended with o, 0 for a value outside
 // the list.
 func (c Counts) Outcome(o Outcome) uint64 {
-	if o < 1 || int(o) > NumOutcomes {
+	if o < 1 || int(o) > numOutcomes {
 		return 0
 	}
 	return c.outcomes[o]
@@ -351,7 +341,7 @@ func (c Counts) Outcome(o Outcome) uint64 {
 // Error returns how many steps reported error class e
 // (StepReport.Error), 0 for a value outside the list.
 func (c Counts) Error(e ErrorClass) uint64 {
-	if e < 1 || int(e) > NumErrorClasses {
+	if e < 1 || int(e) > numErrorClasses {
 		return 0
 	}
 	return c.classes[e]
@@ -360,7 +350,7 @@ func (c Counts) Error(e ErrorClass) uint64 {
 // Refusal returns how many pool reservations resource r refused, 0 for a
 // value outside the list.
 func (c Counts) Refusal(r Resource) uint64 {
-	if r < 1 || int(r) > NumResources {
+	if r < 1 || int(r) > numResources {
 		return 0
 	}
 	return c.refusals[r]
@@ -369,10 +359,37 @@ func (c Counts) Refusal(r Resource) uint64 {
 // DialFailure returns how many failed dials (StepReport.Error ClassDial)
 // failed for reason f, 0 for a value outside the list.
 func (c Counts) DialFailure(f DialFailure) uint64 {
-	if f < 1 || int(f) > NumDialFailures {
+	if f < 1 || int(f) > numDialFailures {
 		return 0
 	}
 	return c.dials[f]
+}
+
+// Outcomes yields every Outcome value in order with its count, so that a
+// reader (an exporter) walks them all without knowing how many there are.
+// Errors, Refusals and DialFailures do the same for ErrorClass, Resource
+// and DialFailure.
+func (c *Counts) Outcomes() iter.Seq2[Outcome, uint64] { return each[Outcome](c.outcomes[:]) }
+
+// Errors yields every ErrorClass value with its count; see Outcomes.
+func (c *Counts) Errors() iter.Seq2[ErrorClass, uint64] { return each[ErrorClass](c.classes[:]) }
+
+// Refusals yields every Resource value with its count; see Outcomes.
+func (c *Counts) Refusals() iter.Seq2[Resource, uint64] { return each[Resource](c.refusals[:]) }
+
+// DialFailures yields every DialFailure value with its count; see
+// Outcomes.
+func (c *Counts) DialFailures() iter.Seq2[DialFailure, uint64] { return each[DialFailure](c.dials[:]) }
+
+// each yields the values 1..len(counts)-1 of an enum with counts[value].
+func each[E ~uint8](counts []uint64) iter.Seq2[E, uint64] {
+	return func(yield func(E, uint64) bool) {
+		for i := 1; i < len(counts); i++ {
+			if !yield(E(i), counts[i]) {
+				return
+			}
+		}
+	}
 }
 
 // SetOutcome sets the count of outcome o. With SetError and SetRefusal it
@@ -380,28 +397,28 @@ func (c Counts) DialFailure(f DialFailure) uint64 {
 // can be (an exporter's test fixture, say). A value outside its list is
 // ignored.
 func (c *Counts) SetOutcome(o Outcome, n uint64) {
-	if o >= 1 && int(o) <= NumOutcomes {
+	if o >= 1 && int(o) <= numOutcomes {
 		c.outcomes[o] = n
 	}
 }
 
 // SetError sets the count of error class e; see SetOutcome.
 func (c *Counts) SetError(e ErrorClass, n uint64) {
-	if e >= 1 && int(e) <= NumErrorClasses {
+	if e >= 1 && int(e) <= numErrorClasses {
 		c.classes[e] = n
 	}
 }
 
 // SetRefusal sets the count of resource r; see SetOutcome.
 func (c *Counts) SetRefusal(r Resource, n uint64) {
-	if r >= 1 && int(r) <= NumResources {
+	if r >= 1 && int(r) <= numResources {
 		c.refusals[r] = n
 	}
 }
 
 // SetDialFailure sets the count of dial failure f; see SetOutcome.
 func (c *Counts) SetDialFailure(f DialFailure, n uint64) {
-	if f >= 1 && int(f) <= NumDialFailures {
+	if f >= 1 && int(f) <= numDialFailures {
 		c.dials[f] = n
 	}
 }
@@ -583,16 +600,16 @@ func (m *Monitor) record(r *StepReport, empty emptyBy, dials, replaced uint64, i
 	}
 	c := &m.bindings[r.Binding]
 	c.Visits++
-	if r.Error != 0 && int(r.Error) <= NumErrorClasses {
+	if r.Error != 0 && int(r.Error) <= numErrorClasses {
 		c.classes[r.Error]++
 	}
-	if r.Resource != 0 && int(r.Resource) <= NumResources {
+	if r.Resource != 0 && int(r.Resource) <= numResources {
 		c.refusals[r.Resource]++
 	}
-	if r.Outcome != 0 && int(r.Outcome) <= NumOutcomes {
+	if r.Outcome != 0 && int(r.Outcome) <= numOutcomes {
 		c.outcomes[r.Outcome]++
 	}
-	if r.Dial != 0 && int(r.Dial) <= NumDialFailures {
+	if r.Dial != 0 && int(r.Dial) <= numDialFailures {
 		c.dials[r.Dial]++
 	}
 	switch r.Result {

@@ -12,34 +12,34 @@ import (
 // one past the last) read 0 and are not set.
 func TestCountsPerValue(t *testing.T) {
 	var c Counts
-	for o := range Outcome(NumOutcomes + 2) {
+	for o := range Outcome(numOutcomes + 2) {
 		c.SetOutcome(o, 100+uint64(o))
 	}
-	for e := range ErrorClass(NumErrorClasses + 2) {
+	for e := range ErrorClass(numErrorClasses + 2) {
 		c.SetError(e, 300+uint64(e))
 	}
-	for r := range Resource(NumResources + 2) {
+	for r := range Resource(numResources + 2) {
 		c.SetRefusal(r, 500+uint64(r))
 	}
-	for f := range DialFailure(NumDialFailures + 2) {
+	for f := range DialFailure(numDialFailures + 2) {
 		c.SetDialFailure(f, 700+uint64(f))
 	}
 	var got, want []uint64
-	for o := range Outcome(NumOutcomes + 2) {
+	for o := range Outcome(numOutcomes + 2) {
 		got = append(got, c.Outcome(o))
-		want = append(want, inList(int(o), NumOutcomes, 100))
+		want = append(want, inList(int(o), numOutcomes, 100))
 	}
-	for e := range ErrorClass(NumErrorClasses + 2) {
+	for e := range ErrorClass(numErrorClasses + 2) {
 		got = append(got, c.Error(e))
-		want = append(want, inList(int(e), NumErrorClasses, 300))
+		want = append(want, inList(int(e), numErrorClasses, 300))
 	}
-	for r := range Resource(NumResources + 2) {
+	for r := range Resource(numResources + 2) {
 		got = append(got, c.Refusal(r))
-		want = append(want, inList(int(r), NumResources, 500))
+		want = append(want, inList(int(r), numResources, 500))
 	}
-	for f := range DialFailure(NumDialFailures + 2) {
+	for f := range DialFailure(numDialFailures + 2) {
 		got = append(got, c.DialFailure(f))
-		want = append(want, inList(int(f), NumDialFailures, 700))
+		want = append(want, inList(int(f), numDialFailures, 700))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("counts per value (-want +got):\n%s", diff)

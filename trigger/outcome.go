@@ -1,53 +1,34 @@
 package trigger
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/latent-systems/latent-nats/pull"
 )
 
 // Action is what the runtime sends to the broker for one delivery, the
-// right-hand column of the profile's outcome table.
-type Action uint8
+// right-hand column of the profile's outcome table. It is pull's Action, so
+// the report and the command cannot disagree; its String is "ack", "term",
+// "nak", "exhausted" or "none" (for zero too: no delivery, so no action).
+type Action = pull.Action
 
 // Actions.
 const (
 	// ActionAck sends +ACK: processed, never redelivered.
-	ActionAck Action = iota + 1
+	ActionAck = pull.ActionAck
 	// ActionTerm sends +TERM: never redelivered, not processed.
-	ActionTerm
+	ActionTerm = pull.ActionTerm
 	// ActionNak sends -NAK with the binding's delay: redelivered later.
-	ActionNak
+	ActionNak = pull.ActionNak
 	// ActionExhausted sends +TERM for a retryable failure at the
 	// configured last delivery, and is reported as exhausted.
-	ActionExhausted
+	ActionExhausted = pull.ActionExhausted
 	// ActionNone sends nothing: the owner stopped (operator shutdown). The
 	// delivery stays unacknowledged and the broker redelivers it after its
 	// ack wait. A credential check that refuses the acknowledgement keeps
 	// the planned action in the report and records AckNone instead.
-	ActionNone
+	ActionNone = pull.ActionNone
 )
-
-// String returns the action's name, "none" for zero (no delivery, so no
-// action) as for ActionNone, or "Action(n)" outside the list.
-func (a Action) String() string {
-	switch a {
-	case 0:
-		return "none"
-	case ActionAck:
-		return "ack"
-	case ActionTerm:
-		return "term"
-	case ActionNak:
-		return "nak"
-	case ActionExhausted:
-		return "exhausted"
-	case ActionNone:
-		return "none"
-	}
-	return "Action(" + strconv.Itoa(int(a)) + ")"
-}
 
 // Retryable reports whether an outcome may succeed on another delivery:
 // timeout, cancellation and platform failure (and, conservatively, any

@@ -31,7 +31,7 @@ func TestActionFor(t *testing.T) {
 		{OutcomePlatformFailure, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
 		// Outside the list: a platform failure.
 		{0, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
-		{Outcome(NumOutcomes + 1), ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		{Outcome(numOutcomes + 1), ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
 	}
 	seen := map[Outcome]bool{}
 	for _, tc := range tests {
@@ -62,7 +62,7 @@ func TestActionFor(t *testing.T) {
 			}
 		})
 	}
-	for o := Outcome(1); int(o) <= NumOutcomes; o++ {
+	for o := Outcome(1); int(o) <= numOutcomes; o++ {
 		if !seen[o] {
 			t.Errorf("outcome %v missing from the table", o)
 		}
@@ -121,7 +121,7 @@ func TestEnumStrings(t *testing.T) {
 		{OutcomeTimeout.String(), "timeout"},
 		{OutcomeCancelled.String(), "cancelled"},
 		{OutcomePlatformFailure.String(), "platform failure"},
-		{Outcome(NumOutcomes + 1).String(), "Outcome(10)"},
+		{Outcome(numOutcomes + 1).String(), "Outcome(10)"},
 		{Action(0).String(), "none"},
 		{ActionAck.String(), "ack"},
 		{ActionTerm.String(), "term"},
@@ -139,15 +139,15 @@ func TestEnumStrings(t *testing.T) {
 		{AckVerified.String(), "verified"},
 		{AckVerifiedLate.String(), "verified late"},
 		{AckUncertain.String(), "uncertain"},
-		{(AckUncertain + 1).String(), "AckState(5)"},
+		{(AckNone + 1).String(), "AckState(5)"},
 		{ErrorClass(0).String(), "none"},
-		{ErrorClass(NumErrorClasses + 1).String(), "ErrorClass(24)"},
+		{ErrorClass(numErrorClasses + 1).String(), "ErrorClass(24)"},
 		{DialFailure(0).String(), "none"},
 		{DialRefused.String(), "refused"},
 		{DialTLS.String(), "tls"},
 		{DialAuthorization.String(), "authorization"},
 		{DialOther.String(), "other"},
-		{DialFailure(NumDialFailures + 1).String(), "DialFailure(5)"},
+		{DialFailure(numDialFailures + 1).String(), "DialFailure(5)"},
 		{ResourceBytes.String(), "bytes"},
 		{ResourceProviderConnections.String(), "provider connections"},
 		{(ResourceProviderConnections + 1).String(), "Resource(11)"},
@@ -158,7 +158,7 @@ func TestEnumStrings(t *testing.T) {
 		}
 	}
 	names := map[string]ErrorClass{}
-	for c := ErrorClass(1); int(c) <= NumErrorClasses; c++ {
+	for c := ErrorClass(1); int(c) <= numErrorClasses; c++ {
 		s := c.String()
 		if prev, dup := names[s]; dup || s == "none" || strings.HasPrefix(s, "ErrorClass(") {
 			t.Errorf("class %d named %q (also %d)", c, s, prev)

@@ -12,54 +12,54 @@ import (
 // Accounting charges of the profile. They are accounting bounds, not
 // measurements of process memory.
 const (
-	// InstallBaseBytes is charged once per installation.
-	InstallBaseBytes = 64 << 10
-	// InstallBindingBytes is charged per binding of an installation.
-	InstallBindingBytes = 2 << 10
-	// InstallRootFactor multiplies the DER bytes of the retained root
+	// installBaseBytes is charged once per installation.
+	installBaseBytes = 64 << 10
+	// installBindingBytes is charged per binding of an installation.
+	installBindingBytes = 2 << 10
+	// installRootFactor multiplies the DER bytes of the retained root
 	// certificates of all tenants.
-	InstallRootFactor = 6
-	// RequestBaseBytes plus RequestPayloadFactor times the binding's payload
+	installRootFactor = 6
+	// requestBaseBytes plus requestPayloadFactor times the binding's payload
 	// ceiling is charged per ingress request (one step past the host's
 	// reservation), released when the step ends.
-	RequestBaseBytes     = 64 << 10
-	RequestPayloadFactor = 2
-	// ConnectionBytes is charged per physical TLS connection while it is
+	requestBaseBytes     = 64 << 10
+	requestPayloadFactor = 2
+	// connectionBytes is charged per physical TLS connection while it is
 	// open, from before its dial until it is closed.
-	ConnectionBytes = 256 << 10
+	connectionBytes = 256 << 10
 )
 
-// InstallCharge returns the metadata bytes an installation of cfg is
-// charged: InstallBaseBytes + InstallBindingBytes per binding +
-// InstallRootFactor times the retained root-certificate bytes.
-func InstallCharge(cfg Config) int64 {
+// installCharge returns the metadata bytes an installation of cfg is
+// charged: installBaseBytes + installBindingBytes per binding +
+// installRootFactor times the retained root-certificate bytes.
+func installCharge(cfg Config) int64 {
 	roots := 0
 	for _, t := range cfg.Tenants {
 		roots += t.Destination.RetainedRootBytes()
 	}
-	return InstallBaseBytes + int64(InstallBindingBytes)*int64(len(cfg.Bindings)) + InstallRootFactor*int64(roots)
+	return installBaseBytes + int64(installBindingBytes)*int64(len(cfg.Bindings)) + installRootFactor*int64(roots)
 }
 
-// RequestCharge returns the bytes one ingress request of a binding with the
+// requestCharge returns the bytes one ingress request of a binding with the
 // given payload ceiling is charged.
-func RequestCharge(payloadCeiling int) int64 {
-	return RequestBaseBytes + RequestPayloadFactor*int64(payloadCeiling)
+func requestCharge(payloadCeiling int) int64 {
+	return requestBaseBytes + requestPayloadFactor*int64(payloadCeiling)
 }
 
 // Bounds of PoolLimits. Every field is required: none accepts 0 as
 // unlimited.
 const (
-	// MaxPoolBytes bounds PoolLimits.MaxBytes and MaxMetadataBytes (1 TiB).
-	MaxPoolBytes = 1 << 40
-	// MaxPoolCount bounds the count limits of PoolLimits.
-	MaxPoolCount = 1 << 20
-	// MinIdleAge and MaxIdleAge bound PoolLimits.MaxIdleAge.
-	MinIdleAge = time.Second
-	MaxIdleAge = time.Hour
-	// MinDialBackoff and MaxDialBackoffLimit bound PoolLimits.DialBackoff
+	// maxPoolBytes bounds PoolLimits.MaxBytes and MaxMetadataBytes (1 TiB).
+	maxPoolBytes = 1 << 40
+	// maxPoolCount bounds the count limits of PoolLimits.
+	maxPoolCount = 1 << 20
+	// minIdleAge and maxIdleAge bound PoolLimits.MaxIdleAge.
+	minIdleAge = time.Second
+	maxIdleAge = time.Hour
+	// MinDialBackoff and maxDialBackoffLimit bound PoolLimits.DialBackoff
 	// and PoolLimits.MaxDialBackoff.
 	MinDialBackoff      = 10 * time.Millisecond
-	MaxDialBackoffLimit = 10 * time.Minute
+	maxDialBackoffLimit = 10 * time.Minute
 )
 
 // PoolLimits bound everything all installations of one Pools hold together.
@@ -90,12 +90,12 @@ type PoolLimits struct {
 	MaxProviderRequests    int
 	MaxProviderConnections int
 	// MaxIdleAge: a connection idle for longer is closed rather than used
-	// again (MinIdleAge-MaxIdleAge).
+	// again.
 	MaxIdleAge time.Duration
 	// DialBackoff is the wait after a failed dial before the tenant client
 	// dials again; it doubles with each further failure up to
-	// MaxDialBackoff (both MinDialBackoff-MaxDialBackoffLimit,
-	// DialBackoff <= MaxDialBackoff). Each wait is drawn uniformly between
+	// MaxDialBackoff (both from MinDialBackoff, DialBackoff <=
+	// MaxDialBackoff). Each wait is drawn uniformly between
 	// half of it and all of it (PoolConfig.Rand).
 	DialBackoff    time.Duration
 	MaxDialBackoff time.Duration
@@ -132,7 +132,7 @@ func (l PoolLimits) Validate() error {
 		{"max_metadata_bytes", l.MaxMetadataBytes},
 	}
 	for _, f := range bytes {
-		if f.v < 1 || f.v > MaxPoolBytes {
+		if f.v < 1 || f.v > maxPoolBytes {
 			return &PoolLimitsError{Field: f.name}
 		}
 	}
@@ -150,16 +150,16 @@ func (l PoolLimits) Validate() error {
 		{"max_provider_connections", l.MaxProviderConnections},
 	}
 	for _, f := range counts {
-		if f.v < 1 || f.v > MaxPoolCount {
+		if f.v < 1 || f.v > maxPoolCount {
 			return &PoolLimitsError{Field: f.name}
 		}
 	}
 	switch {
-	case l.MaxIdleAge < MinIdleAge || l.MaxIdleAge > MaxIdleAge:
+	case l.MaxIdleAge < minIdleAge || l.MaxIdleAge > maxIdleAge:
 		return &PoolLimitsError{Field: "max_idle_age"}
-	case l.DialBackoff < MinDialBackoff || l.DialBackoff > MaxDialBackoffLimit:
+	case l.DialBackoff < MinDialBackoff || l.DialBackoff > maxDialBackoffLimit:
 		return &PoolLimitsError{Field: "dial_backoff"}
-	case l.MaxDialBackoff < l.DialBackoff || l.MaxDialBackoff > MaxDialBackoffLimit:
+	case l.MaxDialBackoff < l.DialBackoff || l.MaxDialBackoff > maxDialBackoffLimit:
 		return &PoolLimitsError{Field: "max_dial_backoff"}
 	}
 	return nil
@@ -452,11 +452,11 @@ func (p *Pools) reserveConnection(tenant, provider *keyUsage) error {
 		return reservationError(ResourceTenantConnections)
 	case provider.connections+1 > p.lim.MaxProviderConnections:
 		return reservationError(ResourceProviderConnections)
-	case p.use.Bytes+ConnectionBytes > p.lim.MaxBytes:
+	case p.use.Bytes+connectionBytes > p.lim.MaxBytes:
 		return reservationError(ResourceBytes)
 	}
 	p.use.Connections++
-	p.use.Bytes += ConnectionBytes
+	p.use.Bytes += connectionBytes
 	tenant.connections++
 	provider.connections++
 	return nil
@@ -466,7 +466,7 @@ func (p *Pools) releaseConnection(tenant, provider *keyUsage) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.use.Connections--
-	p.use.Bytes -= ConnectionBytes
+	p.use.Bytes -= connectionBytes
 	tenant.connections--
 	provider.connections--
 }

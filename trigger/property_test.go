@@ -14,13 +14,13 @@ import (
 // destination may use.
 func genConfig(roots []string) *rapid.Generator[Config] {
 	return rapid.Custom(func(t *rapid.T) Config {
-		nt := rapid.IntRange(MinTenants, MaxTenants).Draw(t, "tenants")
+		nt := rapid.IntRange(minTenants, MaxTenants).Draw(t, "tenants")
 		ids := rapid.SliceOfNDistinct(rapid.StringMatching(`[A-Za-z0-9._:-]{1,16}`), nt, nt, rapid.ID).Draw(t, "tenant ids")
 		c := Config{
 			Profile:             ProfileName,
-			PollIntervalMS:      rapid.IntRange(MinPollIntervalMS, MaxPollIntervalMS).Draw(t, "poll"),
-			MaxControlLineBytes: rapid.IntRange(MinControlLineBytes, MaxControlLineBytes).Draw(t, "control line"),
-			MaxHeaderBytes:      rapid.IntRange(MinHeaderBytes, MaxHeaderBytes).Draw(t, "header"),
+			PollIntervalMS:      rapid.IntRange(MinPollIntervalMS, maxPollIntervalMS).Draw(t, "poll"),
+			MaxControlLineBytes: rapid.IntRange(minControlLineBytes, maxControlLineBytes).Draw(t, "control line"),
+			MaxHeaderBytes:      rapid.IntRange(minHeaderBytes, maxHeaderBytes).Draw(t, "header"),
 		}
 		for i := range nt {
 			c.Tenants = append(c.Tenants, Tenant{
@@ -35,7 +35,7 @@ func genConfig(roots []string) *rapid.Generator[Config] {
 			if i >= nt {
 				ti = rapid.IntRange(0, nt-1).Draw(t, "tenant")
 			}
-			timeout := rapid.IntRange(MinOperationTimeoutMS, MaxOperationTimeoutMS).Draw(t, "timeout")
+			timeout := rapid.IntRange(minOperationTimeoutMS, maxOperationTimeoutMS).Draw(t, "timeout")
 			name := rapid.StringMatching(`[!-~]{1,24}`)
 			b := Binding{
 				ID:                 fmt.Sprintf("%s-%d", rapid.StringMatching(`[A-Za-z0-9._:-]{0,12}`).Draw(t, "id"), i),
@@ -48,12 +48,12 @@ func genConfig(roots []string) *rapid.Generator[Config] {
 				Stream:             rapid.StringMatching(`[A-Za-z0-9_@%~ü-]{1,12}`).Draw(t, "stream"),
 				Consumer:           fmt.Sprintf("%s%d", rapid.StringMatching(`[A-Za-z0-9_-]{0,12}`).Draw(t, "consumer"), i),
 				FilterSubject:      fmt.Sprintf("t%d.%s", ti, rapid.StringMatching(`[a-z0-9]{1,5}(\.[a-zA-Z0-9_-]{1,5}){0,4}`).Draw(t, "subject")),
-				MaxPayloadBytes:    rapid.IntRange(MinPayloadBytes, MaxPayloadBytes).Draw(t, "payload"),
+				MaxPayloadBytes:    rapid.IntRange(minPayloadBytes, MaxPayloadBytes).Draw(t, "payload"),
 				OperationTimeoutMS: timeout,
-				RootBudgetMS:       rapid.IntRange(MinRootBudgetMS, timeout).Draw(t, "budget"),
-				MaxDeliver:         rapid.IntRange(MinMaxDeliver, MaxMaxDeliver).Draw(t, "max deliver"),
-				AckWaitMS:          rapid.IntRange(timeout+AckWaitMarginMS, MaxAckWaitMS).Draw(t, "ack wait"),
-				NakDelayMS:         rapid.IntRange(MinNakDelayMS, MaxNakDelayMS).Draw(t, "nak delay"),
+				RootBudgetMS:       rapid.IntRange(minRootBudgetMS, timeout).Draw(t, "budget"),
+				MaxDeliver:         rapid.IntRange(minMaxDeliver, MaxMaxDeliver).Draw(t, "max deliver"),
+				AckWaitMS:          rapid.IntRange(timeout+AckWaitMarginMS, maxAckWaitMS).Draw(t, "ack wait"),
+				NakDelayMS:         rapid.IntRange(MinNakDelayMS, maxNakDelayMS).Draw(t, "nak delay"),
 			}
 			c.Bindings = append(c.Bindings, b)
 		}

@@ -92,7 +92,7 @@ func TestAwaitingRedeliveryAfterNak(t *testing.T) {
 // ends the wait at its delay (the broker may have read it).
 func TestAwaitingRedeliveryUnacknowledged(t *testing.T) {
 	uncertain := func(cmd pull.Command) (pull.Receipt, bool, error) {
-		return pull.Receipt{Outcome: pull.OutcomeUncertain, Action: cmd.Action},
+		return pull.Receipt{Outcome: pull.AckUncertain, Action: cmd.Action},
 			true, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
 	}
 	tests := []struct {

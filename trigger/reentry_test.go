@@ -370,13 +370,13 @@ func TestLogHandlerCallsInstallation(t *testing.T) {
 	for _, name := range []string{"Close", "CloseIdle"} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := &closingHandler{msg: LogDialled}
+				h := &closingHandler{msg: msgDialled}
 				pools, err := NewPools(PoolConfig{Limits: DefaultPoolLimits(), Logger: slog.New(h)})
 				if err != nil {
 					t.Fatal(err)
 				}
 				cfg := rtConfig(t, 1)
-				trig, _, err := Install(pools, "orders", 1, 0, cfg, rtCredentials(t, cfg))
+				trig, _, err := Install(pools, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: rtCredentials(t, cfg)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -399,8 +399,8 @@ func TestLogHandlerCallsInstallation(t *testing.T) {
 				for _, rec := range h.take() {
 					msgs = append(msgs, rec.Msg)
 				}
-				if !slices.Contains(msgs, LogDialled) {
-					t.Errorf("records %v, want %q", msgs, LogDialled)
+				if !slices.Contains(msgs, msgDialled) {
+					t.Errorf("records %v, want %q", msgs, msgDialled)
 				}
 				if r.net.openLinks() != 0 {
 					t.Errorf("%d open links after the step", r.net.openLinks())

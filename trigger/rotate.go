@@ -20,7 +20,7 @@ import (
 //     carries the rest of a step in progress and is closed at its next
 //     checkout, before that step writes anything, never in an exchange;
 //     the step dials once with the new secret instead (counted in
-//     Snapshot.Replaced, logged as LogReplaced);
+//     Snapshot.Replaced, logged as msgReplaced);
 //   - the old secret is wiped by the installation once no connection and no
 //     dial in progress uses it: at once when none does, else when that
 //     connection is closed (at its next checkout, by CloseIdle, Close, the
@@ -35,7 +35,7 @@ import (
 // Rotate may be called from any goroutine, Run or a step in progress
 // included, and from the installation's own host callbacks: it never waits
 // for a step. It counts the rotation (Snapshot.Rotations) and logs
-// LogRotated once. Errors change nothing: a *CredentialsError (paths
+// msgRotated once. Errors change nothing: a *CredentialsError (paths
 // "credential.tenant", "credential.provider_id", "credential.destination",
 // "credential.secret"), ErrClosed after Close.
 func (t *Triggers) Rotate(c Credential) error {
@@ -53,7 +53,7 @@ func (t *Triggers) Rotate(c Credential) error {
 	}
 	t.mon.rotated()
 	if g := t.log.direct(); g.on() {
-		g.tenant(slog.LevelInfo, LogRotated, ts)
+		g.tenant(slog.LevelInfo, msgRotated, ts)
 	}
 	return nil
 }

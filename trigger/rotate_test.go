@@ -100,7 +100,7 @@ func TestRotateReplacesConnectionAtCheckout(t *testing.T) {
 	if s.Rotations != 1 || s.Dials != 2 || s.Replaced != 1 {
 		t.Errorf("snapshot rotations %d dials %d replaced %d, want 1, 2, 1", s.Rotations, s.Dials, s.Replaced)
 	}
-	want := []logRec{{slog.LevelInfo, LogRotated, tenantAttrs()}, {slog.LevelInfo, LogReplaced, tenantAttrs()}}
+	want := []logRec{{slog.LevelInfo, msgRotated, tenantAttrs()}, {slog.LevelInfo, msgReplaced, tenantAttrs()}}
 	if diff := cmp.Diff(want, h.take()); diff != "" {
 		t.Errorf("records after the first step (-want +got):\n%s", diff)
 	}
@@ -349,7 +349,7 @@ func TestRotateLogRedacted(t *testing.T) {
 	if err := r.trig.Rotate(c); err != nil {
 		t.Fatal(err)
 	}
-	want := []logRec{{slog.LevelInfo, LogRotated, tenantAttrs()}}
+	want := []logRec{{slog.LevelInfo, msgRotated, tenantAttrs()}}
 	recs := h.take()
 	if diff := cmp.Diff(want, recs); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)

@@ -73,23 +73,23 @@ func fill(t *rapid.T, label, s string, chars []string, n int) string {
 	return b.String()
 }
 
-// genID draws an ID: 1 to MaxIDLen bytes of the ID characters.
+// genID draws an ID: 1 to maxIDLen bytes of the ID characters.
 func genID(label string) *rapid.Generator[string] {
 	return rapid.Custom(func(t *rapid.T) string {
-		return fill(t, label, "", idChars, boundedInt(t, label+" length", 1, MaxIDLen))
+		return fill(t, label, "", idChars, boundedInt(t, label+" length", 1, maxIDLen))
 	})
 }
 
 // genServerName draws a lower-case DNS name of 1 to 4 labels, each 1 to 63
-// bytes, at most MaxServerNameLen bytes in all.
+// bytes, at most maxServerNameLen bytes in all.
 func genServerName(t *rapid.T) string {
 	n := rapid.IntRange(1, 4).Draw(t, "labels")
 	var labels []string
 	total := -1
 	for range n {
 		size := boundedInt(t, "label length", 1, 63)
-		if total+1+size > MaxServerNameLen {
-			size = MaxServerNameLen - total - 1
+		if total+1+size > maxServerNameLen {
+			size = maxServerNameLen - total - 1
 		}
 		if size < 1 {
 			break
@@ -140,13 +140,13 @@ func accepted(d Destination) bool {
 // string and number often at one of its bounds.
 func genRuleConfig(roots []string) *rapid.Generator[Config] {
 	return rapid.Custom(func(t *rapid.T) Config {
-		nt := boundedInt(t, "tenants", MinTenants, MaxTenants)
+		nt := boundedInt(t, "tenants", minTenants, MaxTenants)
 		ids := rapid.SliceOfNDistinct(genID("tenant id"), nt, nt, rapid.ID).Draw(t, "tenant ids")
 		c := Config{
 			Profile:             ProfileName,
-			PollIntervalMS:      boundedInt(t, "poll", MinPollIntervalMS, MaxPollIntervalMS),
-			MaxControlLineBytes: boundedInt(t, "control line", MinControlLineBytes, MaxControlLineBytes),
-			MaxHeaderBytes:      boundedInt(t, "header", MinHeaderBytes, MaxHeaderBytes),
+			PollIntervalMS:      boundedInt(t, "poll", MinPollIntervalMS, maxPollIntervalMS),
+			MaxControlLineBytes: boundedInt(t, "control line", minControlLineBytes, maxControlLineBytes),
+			MaxHeaderBytes:      boundedInt(t, "header", minHeaderBytes, maxHeaderBytes),
 		}
 		for i := range nt {
 			c.Tenants = append(c.Tenants, Tenant{
@@ -168,7 +168,7 @@ func genRuleConfig(roots []string) *rapid.Generator[Config] {
 			// binding's index, its consumers on one stream.
 			filterHead := fmt.Sprintf("t%d.", ti)
 			consumerHead := fmt.Sprintf("%d-", i)
-			timeout := boundedInt(t, "timeout", MinOperationTimeoutMS, MaxOperationTimeoutMS)
+			timeout := boundedInt(t, "timeout", minOperationTimeoutMS, maxOperationTimeoutMS)
 			b := Binding{
 				ID:                 fmt.Sprintf("%d-", i) + genID("binding id").Draw(t, "binding id"),
 				Tenant:             ids[ti],
@@ -176,18 +176,18 @@ func genRuleConfig(roots []string) *rapid.Generator[Config] {
 				Service:            target("service"),
 				Contract:           target("contract"),
 				Function:           target("function"),
-				Stream:             fill(t, "stream", "", assetChars, boundedInt(t, "stream length", 1, MaxAssetNameLen)),
-				Consumer:           fill(t, "consumer", consumerHead, assetChars, boundedInt(t, "consumer length", len(consumerHead), MaxAssetNameLen)),
+				Stream:             fill(t, "stream", "", assetChars, boundedInt(t, "stream length", 1, maxAssetNameLen)),
+				Consumer:           fill(t, "consumer", consumerHead, assetChars, boundedInt(t, "consumer length", len(consumerHead), maxAssetNameLen)),
 				FilterSubject:      genFilterSubject(t, filterHead),
-				MaxPayloadBytes:    boundedInt(t, "payload", MinPayloadBytes, MaxPayloadBytes),
+				MaxPayloadBytes:    boundedInt(t, "payload", minPayloadBytes, MaxPayloadBytes),
 				OperationTimeoutMS: timeout,
-				RootBudgetMS:       boundedInt(t, "budget", MinRootBudgetMS, timeout),
-				MaxDeliver:         boundedInt(t, "max deliver", MinMaxDeliver, MaxMaxDeliver),
-				AckWaitMS:          boundedInt(t, "ack wait", timeout+AckWaitMarginMS, MaxAckWaitMS),
-				NakDelayMS:         boundedInt(t, "nak delay", MinNakDelayMS, MaxNakDelayMS),
+				RootBudgetMS:       boundedInt(t, "budget", minRootBudgetMS, timeout),
+				MaxDeliver:         boundedInt(t, "max deliver", minMaxDeliver, MaxMaxDeliver),
+				AckWaitMS:          boundedInt(t, "ack wait", timeout+AckWaitMarginMS, maxAckWaitMS),
+				NakDelayMS:         boundedInt(t, "nak delay", MinNakDelayMS, maxNakDelayMS),
 			}
-			if len(b.ID) > MaxIDLen {
-				b.ID = b.ID[:MaxIDLen]
+			if len(b.ID) > maxIDLen {
+				b.ID = b.ID[:maxIDLen]
 			}
 			if rapid.Bool().Draw(t, "route") {
 				b.Route = target("route")
@@ -199,10 +199,10 @@ func genRuleConfig(roots []string) *rapid.Generator[Config] {
 }
 
 // genFilterSubject draws a literal subject after head, up to
-// MaxFilterSubjectLen bytes: tokens of subject characters, separated by
+// maxFilterSubjectLen bytes: tokens of subject characters, separated by
 // single dots, none empty.
 func genFilterSubject(t *rapid.T, head string) string {
-	s := fill(t, "subject", "", subjectChars, boundedInt(t, "subject length", len(head)+1, MaxFilterSubjectLen)-len(head))
+	s := fill(t, "subject", "", subjectChars, boundedInt(t, "subject length", len(head)+1, maxFilterSubjectLen)-len(head))
 	b := []byte(s)
 	for range rapid.IntRange(0, 6).Draw(t, "dots") {
 		i := rapid.IntRange(1, len(b)).Draw(t, "dot") - 1
@@ -252,7 +252,7 @@ func TestPropertyAcceptedConfigValidatesBelow(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer pools.Close()
-		trig, _, err := Install(pools, "rules", 1, 0, cfg, creds)
+		trig, _, err := Install(pools, Installation{LogicalID: "rules", Epoch: 1, Config: cfg, Credentials: creds})
 		if err != nil {
 			t.Fatalf("Install: %v", err)
 		}

@@ -476,7 +476,7 @@ func (l *fakeLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (
 		return pull.Receipt{}, conn.ErrClosed
 	}
 	if err := l.wait(ctx); err != nil {
-		return pull.Receipt{Outcome: pull.OutcomeUncertain, Action: cmd.Action}, &pull.ReceiptError{Err: err}
+		return pull.Receipt{Outcome: pull.AckUncertain, Action: cmd.Action}, &pull.ReceiptError{Err: err}
 	}
 	l.n.mu.Lock()
 	defer l.n.mu.Unlock()
@@ -499,12 +499,12 @@ func (l *fakeLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (
 		if cmd.Action == pull.ActionNak {
 			l.n.waiting[b.index] = fakePending{m: m, at: time.Now().Add(cmd.Delay)}
 		}
-		return pull.Receipt{Outcome: pull.OutcomeVerified, Action: cmd.Action, Delivery: id}, nil
+		return pull.Receipt{Outcome: pull.AckVerified, Action: cmd.Action, Delivery: id}, nil
 	}
 	if cmd.Action == pull.ActionNak {
 		l.n.queues[b.index] = append([]*fakeMsg{m}, l.n.queues[b.index]...)
 	}
-	return pull.Receipt{Outcome: pull.OutcomeVerified, Action: cmd.Action, Delivery: id}, nil
+	return pull.Receipt{Outcome: pull.AckVerified, Action: cmd.Action, Delivery: id}, nil
 }
 
 // redeliver puts the unacknowledged messages of every link back at the
@@ -578,7 +578,7 @@ func newRig(t testing.TB, cfg Config, lim PoolLimits) *rig {
 		t.Fatal(err)
 	}
 	creds := rtCredentials(t, cfg)
-	trig, mon, err := Install(pools, "orders", 1, 0, cfg, creds)
+	trig, mon, err := Install(pools, Installation{LogicalID: "orders", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,9 +96,9 @@ func stallPhases(b Binding, inbox string, nextBody []byte) []stallPhase {
 func stallRig(t *testing.T) (*rig, Binding, string, []byte) {
 	t.Helper()
 	cfg := rtConfig(t, 1)
-	cfg.Bindings[0].OperationTimeoutMS = MaxOperationTimeoutMS
-	cfg.Bindings[0].RootBudgetMS = MaxOperationTimeoutMS
-	cfg.Bindings[0].AckWaitMS = MaxOperationTimeoutMS + AckWaitMarginMS
+	cfg.Bindings[0].OperationTimeoutMS = maxOperationTimeoutMS
+	cfg.Bindings[0].RootBudgetMS = maxOperationTimeoutMS
+	cfg.Bindings[0].AckWaitMS = maxOperationTimeoutMS + AckWaitMarginMS
 	b := cfg.Bindings[0]
 	pc, err := pull.NewConsumer(pull.Binding{
 		Stream: b.Stream, Consumer: b.Consumer, FilterSubject: b.FilterSubject,

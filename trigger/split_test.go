@@ -48,10 +48,10 @@ func TestSplit(t *testing.T) {
 					}
 				}
 				bindings, tenants = append(bindings, bs), append(tenants, ts)
-				if _, _, err := Install(pools, fmt.Sprintf("orders.%d", k), 1, 0, p.Config, p.Credentials); err != nil {
+				if _, _, err := Install(pools, Installation{LogicalID: fmt.Sprintf("orders.%d", k), Epoch: 1, Config: p.Config, Credentials: p.Credentials}); err != nil {
 					t.Fatalf("Install part %d: %v", k, err)
 				}
-				charged += InstallCharge(p.Config)
+				charged += installCharge(p.Config)
 			}
 			if diff := cmp.Diff(tt.bindings, bindings); diff != "" {
 				t.Errorf("bindings per part (-want +got):\n%s", diff)

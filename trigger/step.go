@@ -596,13 +596,13 @@ func (v *visit) ack() bool {
 	ackCancel()
 	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
 	v.unanswered = err != nil && unanswered(err)
-	v.redelivery(now, err == nil, rec.Outcome == pull.OutcomeUncertain)
+	v.redelivery(now, err == nil, rec.Outcome == AckUncertain)
 	switch {
-	case err == nil && rec.Outcome == pull.OutcomeVerifiedLate:
+	case err == nil && rec.Outcome == AckVerifiedLate:
 		v.r.Ack = AckVerifiedLate
 	case err == nil:
 		v.r.Ack = AckVerified
-	case rec.Outcome == pull.OutcomeUncertain:
+	case rec.Outcome == AckUncertain:
 		v.r.Ack = AckUncertain
 		v.r.Error = ClassAckUncertain
 	case v.stopped():
@@ -658,12 +658,12 @@ func minTime(a, b time.Time) time.Time {
 
 // newIDs fills a fresh random activation ID and trace.
 func (t *Triggers) newIDs(a *Activation) error {
-	var buf [2 * IDLen]byte
+	var buf [2 * iDLen]byte
 	if _, err := io.ReadFull(t.rand, buf[:]); err != nil {
 		return err
 	}
-	copy(a.ActivationID[:], buf[:IDLen])
-	copy(a.Trace[:], buf[IDLen:])
+	copy(a.ActivationID[:], buf[:iDLen])
+	copy(a.Trace[:], buf[iDLen:])
 	return nil
 }
 

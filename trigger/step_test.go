@@ -79,9 +79,9 @@ func TestActivationIDsFresh(t *testing.T) {
 			r.step(t)
 		}
 		acts, _ := r.host.acts()
-		seen := map[[IDLen]byte]bool{}
+		seen := map[[iDLen]byte]bool{}
 		for _, a := range acts {
-			for _, id := range [][IDLen]byte{a.ActivationID, a.Trace} {
+			for _, id := range [][iDLen]byte{a.ActivationID, a.Trace} {
 				if seen[id] {
 					t.Errorf("id %x repeated", id)
 				}
@@ -389,7 +389,7 @@ func TestDeliveryPastMaxDeliver(t *testing.T) {
 		if len(acks) != 2 || acks[1] != fmt.Sprintf("b0 seq=2 n=%d +TERM exhausted", maxDeliver+1) {
 			t.Errorf("acks %q", acks)
 		}
-		if c := r.mon.Snapshot().Totals; c.Exhausted != 1 || c.Acked != 1 || c.outcomes != ([NumOutcomes + 1]uint64{OutcomeSuccess: 1}) {
+		if c := r.mon.Snapshot().Totals; c.Exhausted != 1 || c.Acked != 1 || c.outcomes != ([numOutcomes + 1]uint64{OutcomeSuccess: 1}) {
 			t.Errorf("counts %+v", c)
 		}
 		if r.host.held() != 0 {
@@ -507,14 +507,14 @@ func TestAdmissionUnavailableNoNetwork(t *testing.T) {
 // is released.
 func TestPoolExhaustedNoNetwork(t *testing.T) {
 	cfg := rtConfig(t, 1)
-	install := InstallCharge(cfg)
-	req := RequestCharge(cfg.Bindings[0].MaxPayloadBytes)
+	install := installCharge(cfg)
+	req := requestCharge(cfg.Bindings[0].MaxPayloadBytes)
 	tests := []struct {
 		name string
 		edit func(*PoolLimits)
 	}{
 		{"bytes for the request", func(l *PoolLimits) { l.MaxBytes = install + req - 1 }},
-		{"bytes for the connection", func(l *PoolLimits) { l.MaxBytes = install + req + ConnectionBytes - 1 }},
+		{"bytes for the connection", func(l *PoolLimits) { l.MaxBytes = install + req + connectionBytes - 1 }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -539,7 +539,7 @@ func TestPoolExhaustedNoNetwork(t *testing.T) {
 	t.Run("exactly enough", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			lim := DefaultPoolLimits()
-			lim.MaxBytes = install + req + ConnectionBytes
+			lim.MaxBytes = install + req + connectionBytes
 			r := newRig(t, rtConfig(t, 1), lim)
 			r.net.publish(0, `[]`)
 			if rep := r.step(t); rep.Result != ResultDelivered {
@@ -691,8 +691,8 @@ func TestAckStates(t *testing.T) {
 		state AckState
 		class ErrorClass
 	}{
-		{"late", pull.Receipt{Outcome: pull.OutcomeVerifiedLate, Action: pull.ActionAck}, nil, AckVerifiedLate, 0},
-		{"uncertain", pull.Receipt{Outcome: pull.OutcomeUncertain, Action: pull.ActionAck}, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}, AckUncertain, ClassAckUncertain},
+		{"late", pull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, nil, AckVerifiedLate, 0},
+		{"uncertain", pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck}, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}, AckUncertain, ClassAckUncertain},
 		{"not written", pull.Receipt{}, conn.ErrClosed, AckNone, ClassConnection},
 	}
 	for _, tc := range tests {
@@ -819,7 +819,7 @@ func TestUncertainAckRedelivered(t *testing.T) {
 				return pull.Receipt{}, false, nil
 			}
 			lost = false
-			return pull.Receipt{Outcome: pull.OutcomeUncertain, Action: pull.ActionAck},
+			return pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck},
 				true, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
 		}
 		if rep := r.step(t); rep.Ack != AckUncertain {

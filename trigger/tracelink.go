@@ -2,33 +2,33 @@ package trigger
 
 import "github.com/latent-systems/latent-nats/conn"
 
-// TraceparentHeader is the header field an event's W3C trace context
+// traceparentHeader is the header field an event's W3C trace context
 // travels in (W3C Trace Context, level 1). Its name is matched under ASCII
 // case folding, as HTTP matches it: producers that propagate through an
 // HTTP header carrier write "Traceparent".
-const TraceparentHeader = "traceparent"
+const traceparentHeader = "traceparent"
 
 // Trace context sizes, surrounding spaces and tabs of the header value not
 // counted.
 const (
-	// TraceparentLen is the length of a version 00 traceparent, and the
+	// traceparentLen is the length of a version 00 traceparent, and the
 	// least of any version: "vv-" 32 hex "-" 16 hex "-ff".
-	TraceparentLen = 55
-	// MaxTraceparentLen is the longest traceparent read: a later version
+	traceparentLen = 55
+	// maxTraceparentLen is the longest traceparent read: a later version
 	// may append fields after the flags and a '-'; a longer value is no
-	// link. No version defined so far is longer than TraceparentLen.
-	MaxTraceparentLen = 128
+	// link. No version defined so far is longer than traceparentLen.
+	maxTraceparentLen = 128
 )
 
-// SpanIDLen is the length of a W3C parent-id, in bytes.
-const SpanIDLen = 8
+// spanIDLen is the length of a W3C parent-id, in bytes.
+const spanIDLen = 8
 
 // SpanID is the W3C parent-id of the producer's span.
-type SpanID [SpanIDLen]byte
+type SpanID [spanIDLen]byte
 
 // String returns the lower-case hex form.
 func (id SpanID) String() string {
-	var out [2 * SpanIDLen]byte
+	var out [2 * spanIDLen]byte
 	return string(appendHex(out[:0], id[:]))
 }
 
@@ -37,7 +37,8 @@ func (id SpanID) String() string {
 // selects nothing (principal, lineage, route, budget and deadline come
 // from the binding) and it is the same whatever the event's other headers.
 // The zero value is no link: the event carried no traceparent, several,
-// or one that does not follow the grammar (see ParseTraceparent).
+// or one that does not follow the grammar (docs/RELIABILITY.md, "Trace
+// context").
 type TraceLink struct {
 	// Version is the traceparent's version, 0 for level 1; never 0xff.
 	Version byte
@@ -56,7 +57,7 @@ func (l TraceLink) IsValid() bool { return l.TraceID != TraceID{} }
 // Sampled reports whether the producer's sampled flag is set.
 func (l TraceLink) Sampled() bool { return l.Flags&1 != 0 }
 
-// String returns the link's traceparent form, TraceparentLen bytes: for
+// String returns the link's traceparent form, traceparentLen bytes: for
 // version 00 exactly the bytes it was parsed from; for a later version
 // those bytes without the fields after the flags. It returns "none" for
 // no link.
@@ -64,7 +65,7 @@ func (l TraceLink) String() string {
 	if !l.IsValid() {
 		return "none"
 	}
-	var out [TraceparentLen]byte
+	var out [traceparentLen]byte
 	b := appendHex(out[:0], []byte{l.Version})
 	b = append(b, '-')
 	b = appendHex(b, l.TraceID[:])
@@ -75,20 +76,20 @@ func (l TraceLink) String() string {
 	return string(b)
 }
 
-// ParseTraceparent parses a traceparent header value with the closed
+// parseTraceparent parses a traceparent header value with the closed
 // grammar of W3C Trace Context level 1:
 //
 //	version "-" trace-id "-" parent-id "-" trace-flags
 //
 // with version 2, trace-id 32, parent-id 16 and trace-flags 2 lower-case
 // hex digits; version ff, an all-zero trace-id and an all-zero parent-id
-// are invalid. Version 00 is exactly TraceparentLen bytes. A later version
+// are invalid. Version 00 is exactly traceparentLen bytes. A later version
 // may continue after the flags, with a '-' next and at most
-// MaxTraceparentLen bytes in all; what follows the '-' is not read.
+// maxTraceparentLen bytes in all; what follows the '-' is not read.
 // Anything else (upper-case hex, other separators, surrounding spaces)
 // is no link: the zero TraceLink and false. It does not allocate.
-func ParseTraceparent(v []byte) (TraceLink, bool) {
-	if len(v) < TraceparentLen || len(v) > MaxTraceparentLen {
+func parseTraceparent(v []byte) (TraceLink, bool) {
+	if len(v) < traceparentLen || len(v) > maxTraceparentLen {
 		return TraceLink{}, false
 	}
 	var l TraceLink
@@ -101,7 +102,7 @@ func ParseTraceparent(v []byte) (TraceLink, bool) {
 	switch {
 	case !ok, ver[0] == 0xff, l.TraceID == TraceID{}, l.SpanID == SpanID{}:
 		return TraceLink{}, false
-	case len(v) > TraceparentLen && (ver[0] == 0 || v[TraceparentLen] != '-'):
+	case len(v) > traceparentLen && (ver[0] == 0 || v[traceparentLen] != '-'):
 		return TraceLink{}, false
 	}
 	l.Version, l.Flags = ver[0], flags[0]
@@ -116,11 +117,11 @@ func traceLinkOf(header []byte) TraceLink {
 	if len(header) == 0 {
 		return TraceLink{}
 	}
-	v, n := conn.HeaderValueFold(header, TraceparentHeader)
+	v, n := conn.HeaderValueFold(header, traceparentHeader)
 	if n != 1 {
 		return TraceLink{}
 	}
-	l, _ := ParseTraceparent(v)
+	l, _ := parseTraceparent(v)
 	return l
 }
 

@@ -42,21 +42,21 @@ func TestParseTraceparent(t *testing.T) {
 		{"version 01, no more fields", "01-" + tpTrace + "-" + tpSpan + "-01", future(1)},
 		{"version fe with a field", "fe-" + tpTrace + "-" + tpSpan + "-01-what-comes-next", future(0xfe)},
 		{"version 01, empty field", "01-" + tpTrace + "-" + tpSpan + "-01-", future(1)},
-		{"version 01 at the cap", "01-" + tpTrace + "-" + tpSpan + "-01-" + strings.Repeat("x", MaxTraceparentLen-TraceparentLen-1), future(1)},
+		{"version 01 at the cap", "01-" + tpTrace + "-" + tpSpan + "-01-" + strings.Repeat("x", maxTraceparentLen-traceparentLen-1), future(1)},
 		{"zero byte edges", "00-00000000000000000000000000000001-0000000000000001-00",
 			TraceLink{TraceID: TraceID{15: 1}, SpanID: SpanID{7: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := ParseTraceparent([]byte(tt.in))
+			got, ok := parseTraceparent([]byte(tt.in))
 			if !ok {
-				t.Fatalf("ParseTraceparent(%q): no link", tt.in)
+				t.Fatalf("parseTraceparent(%q): no link", tt.in)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			if s := got.String(); s != tt.in[:TraceparentLen] {
-				t.Errorf("String() = %q, want %q", s, tt.in[:TraceparentLen])
+			if s := got.String(); s != tt.in[:traceparentLen] {
+				t.Errorf("String() = %q, want %q", s, tt.in[:traceparentLen])
 			}
 		})
 	}
@@ -66,12 +66,12 @@ func TestParseTraceparent(t *testing.T) {
 func TestParseTraceparentShouldFail(t *testing.T) {
 	tests := []struct{ name, in string }{
 		{"empty", ""},
-		{"one short", tpExample[:TraceparentLen-1]},
+		{"one short", tpExample[:traceparentLen-1]},
 		{"version 00 with a trailing dash", tpExample + "-"},
 		{"version 00 with a field", tpExample + "-x"},
 		{"version 00 with trailing space", tpExample + " "},
 		{"leading space", " " + tpExample},
-		{"version 01 past the cap", "01-" + tpTrace + "-" + tpSpan + "-01-" + strings.Repeat("x", MaxTraceparentLen-TraceparentLen)},
+		{"version 01 past the cap", "01-" + tpTrace + "-" + tpSpan + "-01-" + strings.Repeat("x", maxTraceparentLen-traceparentLen)},
 		{"version 01 without a dash after the flags", "01-" + tpTrace + "-" + tpSpan + "-01x"},
 		{"version ff", "ff-" + tpTrace + "-" + tpSpan + "-01"},
 		{"version ff with a field", "ff-" + tpTrace + "-" + tpSpan + "-01-x"},
@@ -97,8 +97,8 @@ func TestParseTraceparentShouldFail(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, ok := ParseTraceparent([]byte(tt.in)); ok || got != (TraceLink{}) {
-				t.Errorf("ParseTraceparent(%q) = %v, %v; want no link", tt.in, got, ok)
+			if got, ok := parseTraceparent([]byte(tt.in)); ok || got != (TraceLink{}) {
+				t.Errorf("parseTraceparent(%q) = %v, %v; want no link", tt.in, got, ok)
 			}
 		})
 	}
@@ -175,7 +175,7 @@ func TestTraceLinkZeroAllocs(t *testing.T) {
 
 // genTraceparent draws a valid traceparent value: any version but ff,
 // non-zero ids, any flags and, for a version above 00, possibly a '-' and
-// more bytes up to MaxTraceparentLen.
+// more bytes up to maxTraceparentLen.
 func genTraceparent() *rapid.Generator[string] {
 	return rapid.Custom(func(t *rapid.T) string {
 		ver := rapid.ByteRange(0, 0xfe).Draw(t, "version")
@@ -199,7 +199,7 @@ func genTraceparent() *rapid.Generator[string] {
 }
 
 // TestTraceparentProperties: every valid traceparent is a link that
-// formats back to its first TraceparentLen bytes (all of it for version
+// formats back to its first traceparentLen bytes (all of it for version
 // 00) and parses again to the same link; every strict prefix of a
 // version 00 value is no link; and any single-byte change of a valid one
 // is either no link or another valid one that formats back to the changed
@@ -207,23 +207,23 @@ func genTraceparent() *rapid.Generator[string] {
 func TestTraceparentProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := genTraceparent().Draw(t, "traceparent")
-		l, ok := ParseTraceparent([]byte(in))
+		l, ok := parseTraceparent([]byte(in))
 		if !ok || !l.IsValid() {
 			t.Fatalf("%q: no link", in)
 		}
 		s := l.String()
-		if s != in[:TraceparentLen] {
+		if s != in[:traceparentLen] {
 			t.Fatalf("%q formats back as %q", in, s)
 		}
 		if l.Version == 0 && s != in {
 			t.Fatalf("version 00 %q formats back as %q", in, s)
 		}
-		if again, ok := ParseTraceparent([]byte(s)); !ok || again != l {
+		if again, ok := parseTraceparent([]byte(s)); !ok || again != l {
 			t.Fatalf("%q parses again as %v, %v; want %v", s, again, ok, l)
 		}
 		if l.Version == 0 {
 			for n := range len(in) {
-				if _, ok := ParseTraceparent([]byte(in[:n])); ok {
+				if _, ok := parseTraceparent([]byte(in[:n])); ok {
 					t.Fatalf("prefix %q of %q is a link", in[:n], in)
 				}
 			}
@@ -231,20 +231,20 @@ func TestTraceparentProperties(t *testing.T) {
 		m := []byte(in)
 		i := rapid.IntRange(0, len(m)-1).Draw(t, "at")
 		m[i] = rapid.Byte().Draw(t, "to")
-		ml, ok := ParseTraceparent(m)
+		ml, ok := parseTraceparent(m)
 		switch {
 		case !ok:
 			if ml != (TraceLink{}) {
 				t.Fatalf("mutation %q: no link but %v", m, ml)
 			}
-		case ml.String() != string(m[:TraceparentLen]):
+		case ml.String() != string(m[:traceparentLen]):
 			t.Fatalf("mutation %q is the link %v", m, ml)
 		}
 	})
 }
 
-// FuzzParseTraceparent checks what ParseTraceparent accepts: it is within
-// the size bounds, formats back to its first TraceparentLen bytes, is
+// FuzzParseTraceparent checks what parseTraceparent accepts: it is within
+// the size bounds, formats back to its first traceparentLen bytes, is
 // exactly that long for version 00 or continues with a '-', and parses
 // again to the same link; what it refuses is the zero TraceLink.
 func FuzzParseTraceparent(f *testing.F) {
@@ -255,24 +255,24 @@ func FuzzParseTraceparent(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		l, ok := ParseTraceparent(in)
+		l, ok := parseTraceparent(in)
 		if !ok {
 			if l != (TraceLink{}) {
 				t.Fatalf("refused %q with %v", in, l)
 			}
 			return
 		}
-		if len(in) < TraceparentLen || len(in) > MaxTraceparentLen || !l.IsValid() || l.Version == 0xff {
+		if len(in) < traceparentLen || len(in) > maxTraceparentLen || !l.IsValid() || l.Version == 0xff {
 			t.Fatalf("accepted %q as %v", in, l)
 		}
-		if s := l.String(); s != string(in[:TraceparentLen]) {
+		if s := l.String(); s != string(in[:traceparentLen]) {
 			t.Fatalf("%q formats back as %q", in, s)
 		}
-		if len(in) > TraceparentLen && (l.Version == 0 || in[TraceparentLen] != '-') {
+		if len(in) > traceparentLen && (l.Version == 0 || in[traceparentLen] != '-') {
 			t.Fatalf("accepted %q with bytes after the flags", in)
 		}
-		if again, ok := ParseTraceparent(in[:TraceparentLen]); !ok || again != l {
-			t.Fatalf("%q parses again as %v, %v", in[:TraceparentLen], again, ok)
+		if again, ok := parseTraceparent(in[:traceparentLen]); !ok || again != l {
+			t.Fatalf("%q parses again as %v, %v", in[:traceparentLen], again, ok)
 		}
 	})
 }

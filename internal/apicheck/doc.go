@@ -25,7 +25,7 @@
 //	trigger const OutcomeSuccess Outcome
 //	trigger method (Host) ReserveInbound(context.Context, InboundRequest) (Inbound, error)
 //	wire embed Text.~string | ~[]byte
-//	trigger func Install(*Pools, string, uint64, uint64, Config, []Credential) (*Triggers, *Monitor, error)
+//	trigger func Install(*Pools, Installation) (*Triggers, *Monitor, error)
 //
 // Types are written as in the source, with parameter and result names
 // left out (renaming one changes no caller). A constant or variable shows

@@ -252,7 +252,7 @@ func runScenario(ctx context.Context, lw *lockedWriter, host *refhost.Host, rt *
 		return sum, err
 	}
 	defer wipeCredentials(creds)
-	trig, mon, err := trigger.Install(pools, logicalID, 1, 0, cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: logicalID, Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		return sum, err
 	}

@@ -355,7 +355,7 @@ func (r *idleRun) install(n int, poll time.Duration, id string) (*trigger.Trigge
 	cfg := r.env.cfg.Clone()
 	cfg.Bindings = cfg.Bindings[:n]
 	cfg.PollIntervalMS = int(poll / time.Millisecond)
-	return trigger.Install(r.pools, id, 1, 0, cfg, r.env.creds)
+	return trigger.Install(r.pools, trigger.Installation{LogicalID: id, Epoch: 1, Config: cfg, Credentials: r.env.creds})
 }
 
 // latent installs n bindings and runs them idle for the window.
@@ -367,18 +367,19 @@ func (r *idleRun) latent(ctx context.Context, n int, poll time.Duration) (p phas
 	cfg.Bindings = cfg.Bindings[:n]
 	cfg.PollIntervalMS = int(poll / time.Millisecond)
 	id := fmt.Sprintf("idle-%d-%dms", n, poll.Milliseconds())
-	p.charge = trigger.InstallCharge(cfg)
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	done := make(chan error, 1)
 
+	charged := r.pools.Usage().MetadataBytes
 	base := sampleProc(true)
-	trig, mon, err := trigger.Install(r.pools, id, 1, 0, cfg, r.env.creds)
+	trig, mon, err := trigger.Install(r.pools, trigger.Installation{LogicalID: id, Epoch: 1, Config: cfg, Credentials: r.env.creds})
 	if err != nil {
 		return p, err
 	}
 	defer trig.Close()
 	p.install = int64(sampleProc(true).heapAlloc) - int64(base.heapAlloc)
+	p.charge = r.pools.Usage().MetadataBytes - charged
 
 	go func() { done <- trig.Run(runCtx, r.env.host) }()
 	running := true

@@ -115,7 +115,8 @@ func printIdleReport(w io.Writer, o idleOptions, phases []phase, rates []rateChe
 	il, okl := find(phases, "latent", large, pollFast)
 	if oki && okl {
 		installed := slope(is.install, il.install, o.small, large)
-		heapOK := installed <= trigger.InstallBindingBytes && il.install <= il.charge
+		charged := slope(is.charge, il.charge, o.small, large) // per binding
+		heapOK := installed <= charged && il.install <= il.charge
 		var running []string
 		for _, poll := range idlePolls() {
 			a, oka := find(phases, "latent", o.small, poll)
@@ -129,11 +130,11 @@ func printIdleReport(w io.Writer, o idleOptions, phases []phase, rates []rateChe
 				continue
 			}
 			per := slope(a.heapAlloc, b.heapAlloc, o.small, large)
-			heapOK = heapOK && per <= trigger.InstallBindingBytes
+			heapOK = heapOK && per <= charged
 			running = append(running, fmt.Sprintf("poll %v: %.0f B", poll, per))
 		}
-		fmt.Fprintf(w, "| heap per installed binding within %d B | running, every binding visited (%d to %d): %v; installation alone: %.0f B per binding, the %d-binding installation %d B in all, charged %d B | %s |\n",
-			trigger.InstallBindingBytes, o.small, large, running, installed, large, il.install, il.charge, metStr(heapOK))
+		fmt.Fprintf(w, "| heap per installed binding within %.0f B | running, every binding visited (%d to %d): %v; installation alone: %.0f B per binding, the %d-binding installation %d B in all, charged %d B | %s |\n",
+			charged, o.small, large, running, installed, large, il.install, il.charge, metStr(heapOK))
 	}
 
 	rateOK := len(rates) > 0

@@ -322,7 +322,7 @@ func (r *latencyRun) latent(ctx context.Context, n int, poll time.Duration, spli
 		cfg.Bindings = cfg.Bindings[i*per : (i+1)*per]
 		cfg.PollIntervalMS = int(poll / time.Millisecond)
 		id := fmt.Sprintf("lat-%d-%dms-%d-%d", n, poll.Milliseconds(), split, i)
-		trig, mon, err := trigger.Install(r.pools, id, 1, 0, cfg, r.env.creds)
+		trig, mon, err := trigger.Install(r.pools, trigger.Installation{LogicalID: id, Epoch: 1, Config: cfg, Credentials: r.env.creds})
 		if err != nil {
 			return res, err
 		}

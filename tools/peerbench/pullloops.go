@@ -52,7 +52,7 @@ func (l *latentLoop) step(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if rec.Outcome != pull.OutcomeVerified {
+	if rec.Outcome != pull.AckVerified {
 		return fmt.Errorf("peerbench: latent: ack %v", rec.Outcome)
 	}
 	return nil

@@ -333,7 +333,7 @@ func TestAgainstBroker(t *testing.T) {
 		}
 		d := res.Delivery
 		rc, err := pc.Ack(ctx, rt.conn, &d, pull.Ack())
-		if err != nil || rc.Outcome != pull.OutcomeVerified {
+		if err != nil || rc.Outcome != pull.AckVerified {
 			t.Fatalf("Ack as the runtime user: %v, %v", rc.Outcome, err)
 		}
 

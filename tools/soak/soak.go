@@ -160,7 +160,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 		return res, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	defer pools.Close()
-	trig, mon, err := trigger.Install(pools, "soak", 1, 0, cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: "soak", Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", ErrSetup, err)
 	}

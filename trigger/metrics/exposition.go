@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"iter"
 	"strconv"
 	"time"
 
@@ -39,19 +40,42 @@ func Append(dst []byte, s trigger.Snapshot, last trigger.StepReport, hasLast boo
 	dst = appendPerBinding(dst, bs, nameEmptyPulls, helpEmptyPulls, func(c *trigger.Counts) uint64 { return c.EmptyPulls })
 	dst = appendPerBinding(dst, bs, nameAwaiting, helpAwaiting, func(c *trigger.Counts) uint64 { return c.Awaiting })
 	dst = appendPerBinding(dst, bs, nameDelivered, helpDelivered, func(c *trigger.Counts) uint64 { return c.Delivered })
-	dst = appendPerEnum(dst, bs, nameAcks, helpAcks, labelAction, trigger.ActionAck, trigger.ActionExhausted, acknowledgements)
+	dst = appendHeader(dst, nameAcks, helpAcks, typeCounter)
+	for i := range bs {
+		for a, n := range acknowledgements(&bs[i]) {
+			dst = appendEnumSample(dst, nameAcks, i, labelAction, enumName(a), n)
+		}
+	}
 	dst = appendPerBinding(dst, bs, nameUncertain, helpUncertain, func(c *trigger.Counts) uint64 { return c.Uncertain })
 	dst = appendPerBinding(dst, bs, nameLate, helpLate, func(c *trigger.Counts) uint64 { return c.Late })
 	dst = appendPerBinding(dst, bs, nameUnacknowledged, helpUnacknowledged, func(c *trigger.Counts) uint64 { return c.Unacknowledged })
 	dst = appendPerBinding(dst, bs, nameFailed, helpFailed, func(c *trigger.Counts) uint64 { return c.Failed })
-	dst = appendPerEnum(dst, bs, nameOutcomes, helpOutcomes, labelOutcome, 1, trigger.Outcome(trigger.NumOutcomes),
-		func(c *trigger.Counts, o trigger.Outcome) uint64 { return c.Outcome(o) })
-	dst = appendPerEnum(dst, bs, nameErrors, helpErrors, labelClass, 1, trigger.ErrorClass(trigger.NumErrorClasses),
-		func(c *trigger.Counts, e trigger.ErrorClass) uint64 { return c.Error(e) })
-	dst = appendPerEnum(dst, bs, nameRefusals, helpRefusals, labelResource, 1, trigger.Resource(trigger.NumResources),
-		func(c *trigger.Counts, r trigger.Resource) uint64 { return c.Refusal(r) })
-	dst = appendPerEnum(dst, bs, nameDialFailures, helpDialFailures, labelDial, 1, trigger.DialFailure(trigger.NumDialFailures),
-		func(c *trigger.Counts, f trigger.DialFailure) uint64 { return c.DialFailure(f) })
+	// Each family ranges over its Counts method directly: through a func
+	// value the iterator would escape and allocate per binding.
+	dst = appendHeader(dst, nameOutcomes, helpOutcomes, typeCounter)
+	for i := range bs {
+		for o, n := range bs[i].Outcomes() {
+			dst = appendEnumSample(dst, nameOutcomes, i, labelOutcome, enumName(o), n)
+		}
+	}
+	dst = appendHeader(dst, nameErrors, helpErrors, typeCounter)
+	for i := range bs {
+		for e, n := range bs[i].Errors() {
+			dst = appendEnumSample(dst, nameErrors, i, labelClass, enumName(e), n)
+		}
+	}
+	dst = appendHeader(dst, nameRefusals, helpRefusals, typeCounter)
+	for i := range bs {
+		for r, n := range bs[i].Refusals() {
+			dst = appendEnumSample(dst, nameRefusals, i, labelResource, enumName(r), n)
+		}
+	}
+	dst = appendHeader(dst, nameDialFailures, helpDialFailures, typeCounter)
+	for i := range bs {
+		for f, n := range bs[i].DialFailures() {
+			dst = appendEnumSample(dst, nameDialFailures, i, labelDial, enumName(f), n)
+		}
+	}
 
 	cs := s.Consumers
 	dst = appendConsumers(dst, cs, nameConsumerPending, helpConsumerPending, func(c *trigger.ConsumerState) uint64 { return c.Pending })
@@ -96,20 +120,25 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// acknowledgements returns the count of commands sent with action a. The
-// switch lists every action that sends a command; ActionNone sends none.
-func acknowledgements(c *trigger.Counts, a trigger.Action) uint64 {
-	switch a {
-	case trigger.ActionAck:
-		return c.Acked
-	case trigger.ActionTerm:
-		return c.Termed
-	case trigger.ActionNak:
-		return c.Nacked
-	case trigger.ActionExhausted:
-		return c.Exhausted
+// acknowledgements yields every action that sends a command, with the
+// count of commands sent with it; ActionNone sends none.
+func acknowledgements(c *trigger.Counts) iter.Seq2[trigger.Action, uint64] {
+	sent := [...]struct {
+		a trigger.Action
+		n uint64
+	}{
+		{trigger.ActionAck, c.Acked},
+		{trigger.ActionTerm, c.Termed},
+		{trigger.ActionNak, c.Nacked},
+		{trigger.ActionExhausted, c.Exhausted},
 	}
-	return 0
+	return func(yield func(trigger.Action, uint64) bool) {
+		for _, s := range sent {
+			if !yield(s.a, s.n) {
+				return
+			}
+		}
+	}
 }
 
 // appendLast appends the last-step families of r.
@@ -177,21 +206,14 @@ func appendPerBinding(dst []byte, bs []trigger.Counts, name, help string, get fu
 	return dst
 }
 
-// appendPerEnum appends a counter family with one sample per binding and
-// enum value first..last.
-func appendPerEnum[E enum](dst []byte, bs []trigger.Counts, name, help, label string, first, last E, get func(*trigger.Counts, E) uint64) []byte {
-	dst = appendHeader(dst, name, help, typeCounter)
-	for i := range bs {
-		for v := int(first); v <= int(last); v++ {
-			e := E(v)
-			dst = appendBindingStart(dst, name, i)
-			dst = appendLabel(dst, label, enumName(e))
-			dst = append(dst, "} "...)
-			dst = strconv.AppendUint(dst, get(&bs[i], e), 10)
-			dst = append(dst, '\n')
-		}
-	}
-	return dst
+// appendEnumSample appends binding i's sample of a family labelled by an
+// enum value.
+func appendEnumSample(dst []byte, name string, i int, label, value string, n uint64) []byte {
+	dst = appendBindingStart(dst, name, i)
+	dst = appendLabel(dst, label, value)
+	dst = append(dst, "} "...)
+	dst = strconv.AppendUint(dst, n, 10)
+	return append(dst, '\n')
 }
 
 // appendHeader appends a family's HELP and TYPE lines.

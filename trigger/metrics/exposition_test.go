@@ -111,10 +111,10 @@ func TestFamilies(t *testing.T) {
 		{"latent_nats_trigger_acknowledgements_late_total", "counter", b, n},
 		{"latent_nats_trigger_unacknowledged_total", "counter", b, n},
 		{"latent_nats_trigger_failed_total", "counter", b, n},
-		{"latent_nats_trigger_outcomes_total", "counter", []string{"binding", "outcome"}, n * trigger.NumOutcomes},
-		{"latent_nats_trigger_errors_total", "counter", []string{"binding", "class"}, n * trigger.NumErrorClasses},
-		{"latent_nats_trigger_pool_refusals_total", "counter", []string{"binding", "resource"}, n * trigger.NumResources},
-		{"latent_nats_trigger_dial_failures_total", "counter", []string{"binding", "dial_failure"}, n * trigger.NumDialFailures},
+		{"latent_nats_trigger_outcomes_total", "counter", []string{"binding", "outcome"}, n * len(valuesOf[trigger.Outcome]())},
+		{"latent_nats_trigger_errors_total", "counter", []string{"binding", "class"}, n * len(valuesOf[trigger.ErrorClass]())},
+		{"latent_nats_trigger_pool_refusals_total", "counter", []string{"binding", "resource"}, n * len(valuesOf[trigger.Resource]())},
+		{"latent_nats_trigger_dial_failures_total", "counter", []string{"binding", "dial_failure"}, n * len(valuesOf[trigger.DialFailure]())},
 		{"latent_nats_trigger_consumer_pending", "gauge", b, n},
 		{"latent_nats_trigger_consumer_ack_pending", "gauge", b, n},
 		{"latent_nats_trigger_consumer_redelivered", "gauge", b, n},
@@ -206,7 +206,26 @@ func TestFormatValid(t *testing.T) {
 const installationSamples = 6
 
 // perBinding is the number of counter samples one binding adds.
-const perBinding = 10 + 4 + trigger.NumOutcomes + trigger.NumErrorClasses + trigger.NumResources + trigger.NumDialFailures
+var perBinding = 10 + 4 + len(valuesOf[trigger.Outcome]()) + len(valuesOf[trigger.ErrorClass]()) +
+	len(valuesOf[trigger.Resource]()) + len(valuesOf[trigger.DialFailure]())
+
+// valuesOf returns the String names of an enum's values from 1 up to the
+// first one String does not know (it writes that one as "Type(n)"): the
+// values the package declares, found without a count from it.
+func valuesOf[E interface {
+	~uint8
+	String() string
+}]() []string {
+	var out []string
+	for v := E(1); v != 0; v++ {
+		s := v.String()
+		if strings.HasSuffix(s, "("+strconv.Itoa(int(v))+")") {
+			break
+		}
+		out = append(out, s)
+	}
+	return out
+}
 
 // perConsumer is the number of consumer samples a binding with consumer
 // info adds: pending, ack pending, redelivered, leader and the timestamp
@@ -588,22 +607,15 @@ func TestStepReportFieldsExported(t *testing.T) {
 // TestEnumLabelValues: each labelled family writes exactly its enum's
 // values, 1 through the last, by their String names.
 func TestEnumLabelValues(t *testing.T) {
-	names := func(n int, str func(int) string) []string {
-		var out []string
-		for i := 1; i <= n; i++ {
-			out = append(out, str(i))
-		}
-		return out
-	}
 	tests := []struct {
 		family, label string
 		want          []string
 	}{
 		{famAcks, "action", []string{"ack", "term", "nak", "exhausted"}},
-		{famOutcomes, "outcome", names(trigger.NumOutcomes, func(i int) string { return trigger.Outcome(i).String() })},
-		{famErrors, "class", names(trigger.NumErrorClasses, func(i int) string { return trigger.ErrorClass(i).String() })},
-		{famRefusals, "resource", names(trigger.NumResources, func(i int) string { return trigger.Resource(i).String() })},
-		{famDials, "dial_failure", names(trigger.NumDialFailures, func(i int) string { return trigger.DialFailure(i).String() })},
+		{famOutcomes, "outcome", valuesOf[trigger.Outcome]()},
+		{famErrors, "class", valuesOf[trigger.ErrorClass]()},
+		{famRefusals, "resource", valuesOf[trigger.Resource]()},
+		{famDials, "dial_failure", valuesOf[trigger.DialFailure]()},
 	}
 	fams, err := parseExposition(string(metrics.Append(nil, trigger.Snapshot{Bindings: make([]trigger.Counts, 1)}, trigger.StepReport{}, false)))
 	if err != nil {

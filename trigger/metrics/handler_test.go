@@ -173,7 +173,7 @@ func TestMonitorScrape(t *testing.T) {
 // counted under its resource.
 func TestPoolRefusalScrape(t *testing.T) {
 	lim := trigger.DefaultPoolLimits()
-	lim.MaxBytes = trigger.InstallCharge(fxConfig(t))
+	lim.MaxBytes = installedBytes(t)
 	lim.MaxMetadataBytes = lim.MaxBytes
 	trig, mon := install(t, lim)
 	r := step(t, trig, &host{})

@@ -47,17 +47,17 @@ func knownSnapshot() trigger.Snapshot {
 		c.Late = base + 2
 		c.Unacknowledged = base + 15
 		c.Failed = base + 9
-		for o := 1; o <= trigger.NumOutcomes; o++ {
-			c.SetOutcome(trigger.Outcome(o), base+100+uint64(o))
+		for o := range c.Outcomes() {
+			c.SetOutcome(o, base+100+uint64(o))
 		}
-		for e := 1; e <= trigger.NumErrorClasses; e++ {
-			c.SetError(trigger.ErrorClass(e), base+300+uint64(e))
+		for e := range c.Errors() {
+			c.SetError(e, base+300+uint64(e))
 		}
-		for r := 1; r <= trigger.NumResources; r++ {
-			c.SetRefusal(trigger.Resource(r), base+500+uint64(r))
+		for r := range c.Refusals() {
+			c.SetRefusal(r, base+500+uint64(r))
 		}
-		for f := 1; f <= trigger.NumDialFailures; f++ {
-			c.SetDialFailure(trigger.DialFailure(f), base+700+uint64(f))
+		for f := range c.DialFailures() {
+			c.SetDialFailure(f, base+700+uint64(f))
 		}
 	}
 	for i := range s.Bindings {
@@ -187,6 +187,21 @@ var errDialRefused = errors.New("metrics test: dial refused")
 // always fails. It closes the installation and pools at the end of t.
 func install(t testing.TB, lim trigger.PoolLimits) (*trigger.Triggers, *trigger.Monitor) {
 	t.Helper()
+	_, trig, mon := installIn(t, lim)
+	return trig, mon
+}
+
+// installedBytes is the metadata charge of the fixture's installation, as
+// the pools account it.
+func installedBytes(t testing.TB) int64 {
+	t.Helper()
+	pools, _, _ := installIn(t, trigger.DefaultPoolLimits())
+	return pools.Usage().MetadataBytes
+}
+
+// installIn is install, returning the pools too.
+func installIn(t testing.TB, lim trigger.PoolLimits) (*trigger.Pools, *trigger.Triggers, *trigger.Monitor) {
+	t.Helper()
 	pools, err := trigger.NewPools(trigger.PoolConfig{
 		Limits: lim,
 		Dialer: func(context.Context, string, string) (net.Conn, error) { return nil, errDialRefused },
@@ -204,12 +219,12 @@ func install(t testing.TB, lim trigger.PoolLimits) (*trigger.Triggers, *trigger.
 		}
 		creds = append(creds, trigger.Credential{Tenant: tn.ID, ProviderID: tn.ProviderID, Destination: tn.Destination, Secret: s})
 	}
-	trig, mon, err := trigger.Install(pools, fxLogicalID, 1, 0, cfg, creds)
+	trig, mon, err := trigger.Install(pools, trigger.Installation{LogicalID: fxLogicalID, Epoch: 1, Config: cfg, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(trig.Close)
-	return trig, mon
+	return pools, trig, mon
 }
 
 // host is a trigger.Host whose answers the test sets; it never runs an

@@ -97,13 +97,13 @@ func fill(c *trigger.Counts, x uint64) {
 			f.SetUint(x)
 		}
 	}
-	for o := 1; o <= trigger.NumOutcomes; o++ {
-		c.SetOutcome(trigger.Outcome(o), x)
+	for o := range c.Outcomes() {
+		c.SetOutcome(o, x)
 	}
-	for e := 1; e <= trigger.NumErrorClasses; e++ {
-		c.SetError(trigger.ErrorClass(e), x)
+	for e := range c.Errors() {
+		c.SetError(e, x)
 	}
-	for r := 1; r <= trigger.NumResources; r++ {
-		c.SetRefusal(trigger.Resource(r), x)
+	for r := range c.Refusals() {
+		c.SetRefusal(r, x)
 	}
 }

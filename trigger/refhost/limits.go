@@ -50,8 +50,8 @@ const (
 
 	// maxIdentifierLen bounds service, contract, function, revision, route,
 	// tenant and principal names given to the host, in bytes: the bound of
-	// a binding's target names, trigger.MaxTargetNameLen (a tenant ID,
-	// at most trigger.MaxIDLen, is shorter).
+	// a binding's target names, trigger.MaxTargetNameLen (a tenant ID is
+	// shorter: trigger's TestUnexportedBoundsAgree).
 	maxIdentifierLen = trigger.MaxTargetNameLen
 
 	// maxDeclaredFailures bounds Function.Failures.

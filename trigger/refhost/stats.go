@@ -2,6 +2,7 @@ package refhost
 
 import (
 	"context"
+	"maps"
 
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -15,7 +16,7 @@ type counts struct {
 	activations  uint64
 	overran      uint64
 	misuse       uint64
-	outcomes     [trigger.NumOutcomes]uint64
+	outcomes     map[trigger.Outcome]uint64
 }
 
 // Stats is a snapshot of a Host's accounting and totals.
@@ -45,17 +46,14 @@ type Stats struct {
 	Overran     uint64
 	Misuse      uint64
 
-	// outcomes counts Activate results, index Outcome-1; read with
-	// Outcome, so that an outcome added to trigger changes no caller.
-	outcomes [trigger.NumOutcomes]uint64
+	// outcomes counts Activate results by outcome; read with Outcome, so
+	// that an outcome added to trigger changes no caller.
+	outcomes map[trigger.Outcome]uint64
 }
 
 // Outcome returns how many activations ended with o.
 func (s Stats) Outcome(o trigger.Outcome) uint64 {
-	if o < 1 || int(o) > trigger.NumOutcomes {
-		return 0
-	}
-	return s.outcomes[o-1]
+	return s.outcomes[o]
 }
 
 // Stats returns a snapshot.
@@ -75,7 +73,7 @@ func (h *Host) Stats() Stats {
 		Activations:  c.activations,
 		Overran:      c.overran,
 		Misuse:       c.misuse,
-		outcomes:     c.outcomes,
+		outcomes:     maps.Clone(c.outcomes),
 	}
 }
 

@@ -352,7 +352,7 @@ func TestRuntimeCredsAgainstBroker(t *testing.T) {
 		t.Fatalf("pull: %v, %v, payload %q; want the message", res.Kind, err, res.Payload)
 	}
 	rec, err := pc.Ack(ctx, c, &res.Delivery, pull.Command{Action: pull.ActionAck})
-	if err != nil || rec.Outcome != pull.OutcomeVerified {
+	if err != nil || rec.Outcome != pull.AckVerified {
 		t.Errorf("ack: %v, %v; want verified", rec.Outcome, err)
 	}
 
