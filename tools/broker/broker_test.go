@@ -422,6 +422,13 @@ func TestRestartPortTaken(t *testing.T) {
 func TestStacks(t *testing.T) {
 	t.Parallel()
 	b := brokertest.Start(t, broker.Options{Tenants: []string{"t1"}})
+	admin, err := b.Admin("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An API request answered: the server's readiness line comes before
+	// JetStream's workers may have started.
+	jsCreate(t, b, admin)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	pid := b.PID()
