@@ -22,9 +22,10 @@ const (
 	// paused, and the length of the unfaulted window measured before it.
 	fairPause = 10 * time.Second
 	// fairBacklog is each binding's backlog, published before Run starts:
-	// more than the loop drains in both windows, so that every binding
-	// always has work and the windows measure the loop's share.
-	fairBacklog = 1500
+	// more than the loop drains in the three windows (with or without the
+	// race detector), so that every binding always has work and the
+	// windows measure the loop's share.
+	fairBacklog = 3000
 	// fairShareMin is the least share of its unfaulted throughput each
 	// healthy binding keeps during the pause; fairMaxDials the most dials
 	// during the pause.
