@@ -11,12 +11,14 @@ import (
 
 // Bounds of Options.
 const (
-	MinDuration     = 5 * time.Second
-	MaxDuration     = 24 * time.Hour
-	MaxTenants      = trigger.MaxTenants
-	MaxBindings     = 16 // per tenant
-	MaxEventsRound  = 64
-	DefaultDuration = 2 * time.Minute
+	MinDuration = 5 * time.Second
+	MaxDuration = 24 * time.Hour
+	MaxTenants  = trigger.MaxTenants
+	// MaxBindingsPerTenant bounds Options.Bindings (trigger.MaxBindings
+	// bounds the whole installation).
+	MaxBindingsPerTenant = 16
+	MaxEventsRound       = 64
+	DefaultDuration      = 2 * time.Minute
 	// SettleBound is how long the consumers may take to settle after the
 	// last fault: a retryable event needs MaxDeliver deliveries, an
 	// uncertain acknowledgement one ack wait, a killed broker its
@@ -140,8 +142,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("%w: duration %v outside %v to %v", ErrInvalidOptions, o.Duration, MinDuration, MaxDuration)
 	case o.Tenants < 1 || o.Tenants > MaxTenants:
 		return fmt.Errorf("%w: tenants %d outside 1 to %d", ErrInvalidOptions, o.Tenants, MaxTenants)
-	case o.Bindings < 1 || o.Bindings > MaxBindings:
-		return fmt.Errorf("%w: bindings per tenant %d outside 1 to %d", ErrInvalidOptions, o.Bindings, MaxBindings)
+	case o.Bindings < 1 || o.Bindings > MaxBindingsPerTenant:
+		return fmt.Errorf("%w: bindings per tenant %d outside 1 to %d", ErrInvalidOptions, o.Bindings, MaxBindingsPerTenant)
 	case o.EventsPerRound < 1 || o.EventsPerRound > MaxEventsRound:
 		return fmt.Errorf("%w: events per round %d outside 1 to %d", ErrInvalidOptions, o.EventsPerRound, MaxEventsRound)
 	case len(o.Faults) == 0:

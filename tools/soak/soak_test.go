@@ -47,7 +47,7 @@ func TestOptions(t *testing.T) {
 	}{
 		{"short", soak.Options{Duration: time.Second}},
 		{"too many tenants", soak.Options{Tenants: soak.MaxTenants + 1}},
-		{"too many bindings", soak.Options{Bindings: soak.MaxBindings + 1}},
+		{"too many bindings", soak.Options{Bindings: soak.MaxBindingsPerTenant + 1}},
 		{"events", soak.Options{EventsPerRound: soak.MaxEventsRound + 1}},
 		{"no fault", soak.Options{Faults: []soak.Fault{}}},
 		{"unknown fault", soak.Options{Faults: []soak.Fault{soak.Fault(soak.NumFaults + 1)}}},
