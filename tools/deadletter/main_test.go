@@ -2,10 +2,7 @@ package deadletter
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,54 +13,6 @@ import (
 	"github.com/latent-systems/latent-nats/tools/provision"
 	"github.com/latent-systems/latent-nats/trigger"
 )
-
-// writeInputs writes cfg and a credentials file naming each tenant's
-// administrator into dir and returns their paths.
-func writeInputs(t testing.TB, b *broker.Broker, cfg trigger.Config, dir string) (string, string) {
-	t.Helper()
-	raw, err := cfg.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfgPath := filepath.Join(dir, "trigger.json")
-	if err := os.WriteFile(cfgPath, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	type entry struct {
-		Tenant      string              `json:"tenant"`
-		ProviderID  string              `json:"provider_id"`
-		Destination trigger.Destination `json:"destination"`
-		Kind        string              `json:"kind"`
-		File        string              `json:"file"`
-	}
-	var doc struct {
-		Credentials []entry `json:"credentials"`
-	}
-	for _, tn := range cfg.Tenants {
-		c, err := b.Admin(tn.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file, err := c.File()
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := tn.ID + "-admin.creds"
-		if err := os.WriteFile(filepath.Join(dir, name), file, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		doc.Credentials = append(doc.Credentials, entry{tn.ID, tn.ProviderID, tn.Destination, "creds", name})
-	}
-	js, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	credsPath := filepath.Join(dir, "credentials.json")
-	if err := os.WriteFile(credsPath, js, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return cfgPath, credsPath
-}
 
 // testBinding returns a valid binding of the profile.
 func testBinding(id, consumer, subject string) trigger.Binding {
@@ -85,7 +34,7 @@ func TestMainAgainstBroker(t *testing.T) {
 		Tenants:  []trigger.Tenant{{ID: "acme", ProviderID: "local", Destination: destination(b)}},
 		Bindings: []trigger.Binding{testBinding("b0", "c0", "acme.orders.created"), testBinding("b1", "c1", "acme.orders.paid")},
 	}
-	cfgPath, credsPath := writeInputs(t, b, cfg, t.TempDir())
+	cfgPath, credsPath := brokertest.WriteInputs(t, b, cfg, t.TempDir())
 	var stdout, stderr bytes.Buffer
 	args := []string{"-config", cfgPath, "-credentials", credsPath, "-copies", "-permissions", "none"}
 	if code := provision.Main(t.Context(), args, &stdout, &stderr); code != provision.ExitOK {

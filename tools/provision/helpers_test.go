@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"math/big"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -230,55 +228,6 @@ func resultErrors(rep Report) []error {
 		}
 	}
 	return errs
-}
-
-// writeInputs writes the configuration, each tenant's administrator creds
-// file and a credentials file naming them into dir; it returns the paths
-// of the configuration and the credentials file.
-func writeInputs(t testing.TB, b *broker.Broker, cfg trigger.Config, dir string) (string, string) {
-	t.Helper()
-	raw, err := cfg.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfgPath := filepath.Join(dir, "trigger.json")
-	if err := os.WriteFile(cfgPath, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	type entry struct {
-		Tenant      string              `json:"tenant"`
-		ProviderID  string              `json:"provider_id"`
-		Destination trigger.Destination `json:"destination"`
-		Kind        string              `json:"kind"`
-		File        string              `json:"file"`
-	}
-	var doc struct {
-		Credentials []entry `json:"credentials"`
-	}
-	for _, tn := range cfg.Tenants {
-		c, err := b.Admin(tn.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file, err := c.File()
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := tn.ID + "-admin.creds"
-		if err := os.WriteFile(filepath.Join(dir, name), file, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		doc.Credentials = append(doc.Credentials, entry{tn.ID, tn.ProviderID, tn.Destination, "creds", name})
-	}
-	js, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	credsPath := filepath.Join(dir, "credentials.json")
-	if err := os.WriteFile(credsPath, js, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return cfgPath, credsPath
 }
 
 // testCAPEM returns a deterministic self-signed CA certificate in PEM.
