@@ -151,7 +151,7 @@ func TestAgainstBroker(t *testing.T) {
 
 		// The command reports the same and exits 1; the report names the
 		// field and both values.
-		cfgPath, credsPath := writeInputs(t, b, cfg, t.TempDir())
+		cfgPath, credsPath := brokertest.WriteInputs(t, b, cfg, t.TempDir())
 		var stdout, stderr bytes.Buffer
 		if code := Main(t.Context(), []string{"-config", cfgPath, "-credentials", credsPath, "-permissions", "none"}, &stdout, &stderr); code != ExitFailed {
 			t.Errorf("Main exit %d, want %d\n%s", code, ExitFailed, stderr.String())
@@ -244,7 +244,7 @@ func TestAgainstBroker(t *testing.T) {
 		if rep := runProvision(t, cfg, adminCreds(t, b, cfg), DefaultOptions()); !rep.OK() {
 			t.Fatalf("provisioning: %+v", rep.Results)
 		}
-		cfgPath, credsPath := writeInputs(t, b, cfg, t.TempDir())
+		cfgPath, credsPath := brokertest.WriteInputs(t, b, cfg, t.TempDir())
 
 		var jsonOut, serverOut, stderr bytes.Buffer
 		if code := Main(t.Context(), []string{"-config", cfgPath, "-credentials", credsPath, "-assert", "-permissions", "json"}, &jsonOut, &stderr); code != ExitOK {
@@ -507,7 +507,7 @@ func TestAgainstBroker(t *testing.T) {
 func TestMainAgainstBroker(t *testing.T) {
 	b := brokertest.Start(t, broker.Options{Tenants: []string{"acme"}})
 	cfg := config(t, b, binding("b0", "acme", "MAIN", "c0", "acme.main"))
-	cfgPath, credsPath := writeInputs(t, b, cfg, t.TempDir())
+	cfgPath, credsPath := brokertest.WriteInputs(t, b, cfg, t.TempDir())
 	tests := []struct {
 		name   string
 		args   []string

@@ -99,7 +99,7 @@ func TestAgainstCluster(t *testing.T) {
 	}
 
 	// The command asserts the same with -replicas 3.
-	cfgPath, credsPath := writeInputs(t, node, cfg, t.TempDir())
+	cfgPath, credsPath := brokertest.WriteInputs(t, node, cfg, t.TempDir())
 	var stdout, stderr bytes.Buffer
 	args := []string{"-config", cfgPath, "-credentials", credsPath, "-assert", "-replicas", "3", "-permissions", "none"}
 	if code := Main(t.Context(), args, &stdout, &stderr); code != ExitOK {
