@@ -94,3 +94,40 @@ func TestDumpStacks(t *testing.T) {
 		t.Error("the broker runs after its stacks were taken")
 	}
 }
+
+// TestProbes: against a broker that answers, each probe of a failed
+// settle phase is answered: the core request by the server's 503, the
+// account's JetStream information and the binding's consumer info by
+// their JSON.
+func TestProbes(t *testing.T) {
+	b := brokertest.Start(t, broker.Options{Tenants: []string{"t0"}})
+	cfg := config(b, Options{Bindings: 1})
+	admins, creds, err := credentials(b, cfg)
+	defer wipe(admins)
+	defer wipe(creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := provisionAll(t.Context(), cfg, admins); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	p := &publisher{cfg: cfg, admins: admins}
+	p.probes(t.Context(), &out)
+	text := out.String()
+	for _, want := range []string{
+		"soak: probe, a core request nothing listens to: status 503 in ",
+		"soak: probe, the account's JetStream information: ",
+		"soak: probe, binding t0.b0's consumer info: ",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "no answer") || strings.Count(text, " bytes in ") != 2 {
+		t.Errorf("a probe unanswered or not a reply:\n%s", text)
+	}
+	if p.conns[0] != nil || p.clients[0] != nil {
+		t.Error("the probes' connection is left open")
+	}
+}

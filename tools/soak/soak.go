@@ -232,6 +232,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 		}
 		logs := b.Logs()
 		fmt.Fprintf(out, "soak: the broker's log, last %d bytes at most:\n%s\n", settleLogBytes, logs[max(0, len(logs)-settleLogBytes):])
+		pub.probes(ctx, out)
 		dumpStacks(ctx, out, b)
 		return res, fmt.Errorf("%w: %w; after settling: %s", ErrVerdict, serr, after)
 	}
