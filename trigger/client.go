@@ -407,6 +407,14 @@ type boundedConn struct {
 	by time.Time
 }
 
+// The connection's Clustered must show through: pull's Inspect asks its
+// Requester whether the server is in a cluster, to tell a replica's
+// empty answer from the leader's.
+var _ interface{ Clustered() bool } = (*boundedConn)(nil)
+
+// Clustered reports whether the connection's server is in a cluster.
+func (b *boundedConn) Clustered() bool { return b.c.Clustered() }
+
 func (b *boundedConn) Exchange(ctx context.Context, deadline time.Time, call conn.Call) (conn.Reply, error) {
 	if b.by.Before(deadline) {
 		deadline = b.by
