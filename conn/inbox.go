@@ -105,10 +105,7 @@ func (b *inbox) unnext() { b.seq-- }
 // maxSeqDigits digits, no overflow) with 1 <= n < seq. It reads the
 // digits in place and does not allocate.
 func (b *inbox) earlier(subject []byte) bool {
-	if !b.under(subject) {
-		return false
-	}
-	n, ok := parseSeq(subject[len(b.base):])
+	n, ok := b.seqOf(subject)
 	return ok && n < b.seq
 }
 
@@ -116,11 +113,17 @@ func (b *inbox) earlier(subject []byte) bool {
 // on this connection so far (1 <= n <= seq): between requests, a status
 // may still arrive for the last one.
 func (b *inbox) issued(subject []byte) bool {
-	if !b.under(subject) {
-		return false
-	}
-	n, ok := parseSeq(subject[len(b.base):])
+	n, ok := b.seqOf(subject)
 	return ok && n <= b.seq
+}
+
+// seqOf returns the request sequence of a reply subject under the inbox
+// (see parseSeq); ok is false for any other subject.
+func (b *inbox) seqOf(subject []byte) (uint64, bool) {
+	if !b.under(subject) {
+		return 0, false
+	}
+	return parseSeq(subject[len(b.base):])
 }
 
 // parseSeq reads a canonical decimal uint64 of at least 1: digits only, no

@@ -38,10 +38,10 @@ func (u *unanswered) has(seq uint64) bool {
 // after the request's deadline, to be read and discarded. A reply subject
 // is never reused on a connection, so it can answer nothing else.
 func lateReply(c *Conn, sid, subject []byte) bool {
-	if string(sid) != inboxSID || !c.inbox.under(subject) {
+	if string(sid) != inboxSID {
 		return false
 	}
-	n, ok := parseSeq(subject[len(c.inbox.base):])
+	n, ok := c.inbox.seqOf(subject)
 	return ok && c.unanswered.has(n)
 }
 
