@@ -16,9 +16,8 @@ import (
 // doubling up to MaxDialBackoff, jittered down to as little as half), and
 // never less than the time that visit held the loop (fairShare times it):
 // a binding that keeps timing out holds the loop at most a third of the
-// time, whatever the operation timeout. A visit the broker answered for
-// the consumer (consumer info, a pull, a verified acknowledgement) resets
-// it. Admission, the pools and the connection are untouched by a skip.
+// time, whatever the operation timeout. A visit whose consumer info the
+// broker answered resets it. Admission, the pools and the connection are untouched by a skip.
 
 // fairShare is how many times the loop time of a failed visit the binding
 // waits at least before its next visit.
@@ -35,14 +34,21 @@ func (b *bindingBackoff) due(now time.Time) bool { return !now.Before(b.retryAt)
 
 // unanswered reports an exchange error that says the consumer did not
 // answer or has no leader to answer (a pull's reply says so by its Kind:
-// leadership change, server shutdown, no responders): the deadline passed (the connection
-// kept or not), nothing answers on its subjects, or the cluster says the
-// consumer's group has no leader (a 503 API error, nats-server 2.14.6
+// unansweredKind): the deadline passed (the connection kept or not),
+// nothing answers on its subjects, or the cluster says the consumer's
+// group has no leader (a 503 API error, nats-server 2.14.6
 // JSClusterNotAvailError).
 func unanswered(err error) bool {
 	var ae *pull.APIError
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, pull.ErrNoResponders) ||
 		(errors.As(err, &ae) && ae.Code == 503)
+}
+
+// unansweredKind reports a pull reply that says the consumer has no
+// leader to answer: a leadership change or a server shutdown (the
+// unavailable class), or no responders.
+func unansweredKind(k pull.Kind) bool {
+	return k.Class() == pull.ClassUnavailable || k == pull.KindNoResponders
 }
 
 // settleBackoff updates the binding's backoff after a visit that started

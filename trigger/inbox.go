@@ -1,9 +1,10 @@
 package trigger
 
-import "strings"
+import (
+	"strings"
 
-// inboxPrefixRoot is the first token of every tenant's inbox prefix.
-const inboxPrefixRoot = "_INBOX"
+	"github.com/latent-systems/latent-nats/conn"
+)
 
 // InboxPrefix is the private reply-inbox prefix of a tenant's connection:
 // "_INBOX.<tenant>", with each '.' of the tenant ID written as '~' so the
@@ -13,5 +14,5 @@ const inboxPrefixRoot = "_INBOX"
 // wider: no other user granted only its own prefix can read the replies
 // and deliveries of this tenant.
 func InboxPrefix(tenant string) string {
-	return inboxPrefixRoot + "." + strings.ReplaceAll(tenant, ".", "~")
+	return conn.DefaultInboxPrefix + "." + strings.ReplaceAll(tenant, ".", "~")
 }

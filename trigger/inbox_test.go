@@ -52,8 +52,8 @@ func TestInboxPrefix(t *testing.T) {
 		if err := wire.ValidPublishSubject(p); err != nil {
 			t.Errorf("InboxPrefix(%q) = %q is not a literal subject: %v", id, p, err)
 		}
-		if tok := strings.Split(p, "."); len(tok) != 2 || tok[0] != inboxPrefixRoot {
-			t.Errorf("InboxPrefix(%q) = %q, want two tokens under %s", id, p, inboxPrefixRoot)
+		if tok := strings.Split(p, "."); len(tok) != 2 || tok[0] != conn.DefaultInboxPrefix {
+			t.Errorf("InboxPrefix(%q) = %q, want two tokens under %s", id, p, conn.DefaultInboxPrefix)
 		}
 		if other, dup := seen[p]; dup && other != id {
 			t.Errorf("tenants %q and %q share the inbox prefix %q", other, id, p)
@@ -83,7 +83,7 @@ func TestInboxPrefix(t *testing.T) {
 			t.Errorf("conn refused the inbox prefix of %q: %v", id, err)
 		}
 	}
-	if got, want := len(InboxPrefix(strings.Repeat("t", maxIDLen))), len(inboxPrefixRoot)+1+maxIDLen; got != want {
+	if got, want := len(InboxPrefix(strings.Repeat("t", maxIDLen))), len(conn.DefaultInboxPrefix)+1+maxIDLen; got != want {
 		t.Errorf("longest prefix %d bytes, want %d", got, want)
 	}
 

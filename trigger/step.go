@@ -212,7 +212,7 @@ func (t *Triggers) visitBinding(ctx context.Context, host Host, b *bindingState,
 	v := visit{t: t, ctx: ctx, host: host, b: b, ts: &t.tenants[b.tenant], r: r,
 		timeout: b.cfg.OperationTimeout(), ref: t.ref(b)}
 	v.run()
-	t.settleBackoff(b, v.unanswered && v.err == nil, v.answered, v.r.At, t.now())
+	t.settleBackoff(b, v.unanswered && v.err == nil, !v.info.At.IsZero(), v.r.At, t.now())
 	return v.r, v.empty, v.info, v.err
 }
 
@@ -296,10 +296,10 @@ type visit struct {
 	// ops counts the protocol operations the visit's ingress request
 	// made (operation).
 	ops int
-	// answered: the broker answered for the consumer (consumer info
-	// decoded); unanswered: an exchange met its deadline or found the
-	// consumer without a leader (see bindbackoff.go).
-	answered, unanswered bool
+	// unanswered: an exchange met its deadline or found the consumer
+	// without a leader (see bindbackoff.go). The broker answered for the
+	// consumer when info is set.
+	unanswered bool
 }
 
 // maxRequestOperations is what one ingress request may do on the
@@ -468,9 +468,8 @@ func (v *visit) inspect() bool {
 	pend, err := v.l.inspect(v.ctx, v.by, v.b)
 	now := v.t.now()
 	v.ts.client.settle(v.t.pools, v.ts, err, now)
-	v.unanswered = err != nil && unanswered(err)
+	v.unanswered = unanswered(err)
 	if err == nil || errors.Is(err, pull.ErrConsumerPaused) || errors.Is(err, pull.ErrProfileMismatch) {
-		v.answered = true
 		v.info = ConsumerState{At: now, Pending: pend.NumPending, AckPending: pend.NumAckPending,
 			Redelivered: pend.NumRedelivered, Waiting: pend.NumWaiting, Leader: pend.Leader}
 	}
@@ -506,7 +505,7 @@ func (v *visit) pull() bool {
 		v.unanswered = unanswered(err)
 		return v.failed(err)
 	}
-	v.unanswered = got.kind.Class() == pull.ClassUnavailable || got.kind == pull.KindNoResponders
+	v.unanswered = unansweredKind(got.kind)
 	switch got.kind.Class() {
 	case pull.ClassMessage:
 	case pull.ClassEmpty:
@@ -595,7 +594,7 @@ func (v *visit) ack() bool {
 	v.l.detach()
 	ackCancel()
 	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
-	v.unanswered = err != nil && unanswered(err)
+	v.unanswered = unanswered(err)
 	v.redelivery(now, err == nil, rec.Outcome == AckUncertain)
 	switch {
 	case err == nil && rec.Outcome == AckVerifiedLate:
