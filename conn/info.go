@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/latent-systems/latent-nats/internal/jsonlex"
 	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
 
@@ -43,8 +42,8 @@ func decodeInfo(b []byte) (serverInfo, error) {
 	bad := false
 	integer := func(dst *int64) func(string, *jsontree.Node) {
 		return func(_ string, n *jsontree.Node) {
-			v, ok := infoInteger(n.Text)
-			bad = bad || !ok
+			v, err := n.Int(64)
+			bad = bad || err != nil
 			*dst = v
 		}
 	}
@@ -79,22 +78,6 @@ func decodeInfo(b []byte) (serverInfo, error) {
 // maxInfoProto is the largest protocol number read; the protocol is a
 // small integer (1 since nats-server 1.2).
 const maxInfoProto = 1 << 16
-
-// infoInteger reads a JSON number written as an integer that fits an
-// int64; a fraction or an exponent is not one.
-func infoInteger(text string) (int64, bool) {
-	if strings.ContainsAny(text, ".eE") {
-		return 0, false
-	}
-	neg, mag, ok := jsonlex.Integer([]byte(text))
-	if !ok || mag > 1<<63-1 {
-		return 0, false
-	}
-	if neg {
-		return -int64(mag), true
-	}
-	return int64(mag), true
-}
 
 // parseInfo decodes and checks the first INFO.
 func parseInfo(b []byte) (serverInfo, error) {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"net/netip"
 	"strconv"
-	"strings"
 
 	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
@@ -169,11 +168,11 @@ func (d *configDecoder) optBool(name string, dst *bool) jsontree.Want {
 // type, a value beyond int is out of range.
 func (d *configDecoder) integer(name string, dst *int) jsontree.Want {
 	return jsontree.Want{Name: name, Kind: jsontree.KindNumber, Set: func(path string, n *jsontree.Node) {
-		if strings.ContainsAny(n.Text, ".eE") {
+		v, err := n.Int(strconv.IntSize)
+		if errors.Is(err, jsontree.ErrWrongType) {
 			d.bad(path, RuleWrongType, true)
 			return
 		}
-		v, err := strconv.ParseInt(n.Text, 10, strconv.IntSize)
 		if err != nil {
 			// Digits and a sign only (jsonlex's number grammar without
 			// fraction or exponent): shown as given, cut like a string.

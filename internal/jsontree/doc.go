@@ -14,7 +14,9 @@
 // Contents:
 //
 //   - The tree: [Kind], [Node], [Member]; [Node.Locate] maps a byte offset of
-//     the input to the path of the value that holds it.
+//     the input to the path of the value that holds it; [Node.Int] reads a
+//     number written as an integer, the one rule of integers for the
+//     formats.
 //   - [Parse] and its depth rule.
 //   - The schema walk: [Walker], [Want].
 //   - Paths: the syntax shared by the decoders' violations ([Field],

@@ -1,6 +1,9 @@
 package jsontree
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Kind is the JSON type of a Node.
 type Kind uint8
@@ -84,4 +87,15 @@ func (n *Node) locate(off int64, path string) string {
 		}
 	}
 	return path
+}
+
+// Int returns the value of a KindNumber written as an integer (no
+// fraction, no exponent) that fits a signed integer of bitSize bits. A
+// value of another kind, a fraction or an exponent is ErrWrongType; an
+// integer out of range is strconv's *NumError matching strconv.ErrRange.
+func (n *Node) Int(bitSize int) (int64, error) {
+	if n.Kind != KindNumber || strings.ContainsAny(n.Text, ".eE") {
+		return 0, ErrWrongType
+	}
+	return strconv.ParseInt(n.Text, 10, bitSize)
 }

@@ -2,6 +2,7 @@ package jsontree
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -343,6 +344,40 @@ func TestParseErrorOffset(t *testing.T) {
 		pe, ok := errors.AsType[*ParseError](err)
 		if !ok || pe.Err != tc.err || pe.Offset != tc.off {
 			t.Errorf("Parse(%q) = %v (%+v), want %v at offset %d", tc.input, err, pe, tc.err, tc.off)
+		}
+	}
+}
+
+// TestInt: a number written as an integer within bitSize is its value; a
+// fraction, an exponent or another kind is ErrWrongType; past the range,
+// strconv's ErrRange.
+func TestInt(t *testing.T) {
+	for _, tt := range []struct {
+		doc     string
+		bits    int
+		want    int64
+		wantErr error
+	}{
+		{"0", 64, 0, nil},
+		{"-0", 64, 0, nil},
+		{"-12", 64, -12, nil},
+		{"9223372036854775807", 64, 1<<63 - 1, nil},
+		{"-9223372036854775808", 64, -1 << 63, nil},
+		{"9223372036854775808", 64, 1<<63 - 1, strconv.ErrRange},
+		{"2147483648", 32, 1<<31 - 1, strconv.ErrRange},
+		{"1.0", 64, 0, ErrWrongType},
+		{"1e3", 64, 0, ErrWrongType},
+		{"1E3", 64, 0, ErrWrongType},
+		{`"1"`, 64, 0, ErrWrongType},
+		{"true", 64, 0, ErrWrongType},
+	} {
+		n, err := Parse([]byte(tt.doc), 0)
+		if err != nil {
+			t.Fatalf("Parse(%s): %v", tt.doc, err)
+		}
+		got, err := n.Int(tt.bits)
+		if got != tt.want || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+			t.Errorf("Int(%d) of %s = %d, %v; want %d, %v", tt.bits, tt.doc, got, err, tt.want, tt.wantErr)
 		}
 	}
 }

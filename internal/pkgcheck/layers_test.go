@@ -27,7 +27,7 @@ func TestModuleLayers(t *testing.T) {
 		"wire":       {nil, "encodes client ops into a caller's buffer; the lowest layer"},
 		"parser":     {nil, "decodes server frames from a reader; beside wire, below conn"},
 		"credential": {[]string{jwt, nkeys}, "tenant credentials: user JWTs and nkey signing"},
-		"conn": {[]string{"credential", "internal/jsonlex", "internal/jsontree", "parser", "wire", unix},
+		"conn": {[]string{"credential", "internal/jsontree", "parser", "wire", unix},
 			"one connection: encodes with wire, decodes with parser and reads INFO with internal/jsontree, authenticates with credential; unix for the socket peek and the thread socket"},
 		"pull": {[]string{"acksubject", "conn", "internal/jsonlex", "wire"},
 			"the three operations over one connection: the ack subject of a delivery checked by acksubject, consumer info lexed strictly, subjects of derived permissions checked by wire"},
