@@ -1,5 +1,5 @@
 // Package wire owns the encoding of the operations a NATS client sends
-// (CONNECT, PUB, HPUB, SUB, UNSUB, PING, PONG) into a caller's buffer, and
+// (CONNECT, PUB, HPUB, SUB, PING, PONG) into a caller's buffer, and
 // refuses, before a byte is written, anything the server would misread:
 // empty subjects or tokens, wildcards where a literal subject is needed,
 // whitespace or control bytes in a subject, reply, sid or header, header
@@ -13,9 +13,9 @@
 //   - Publishing: [AppendPubText] and [AppendHPubText], which take the
 //     subject and reply as strings or byte slices ([Text]); [AppendHeader]
 //     and the header-block check of HPUB.
-//   - Subscriptions: [AppendSub] (UNSUB and queue groups are encoded
-//     inside the package, which no caller needs); keepalive: [AppendPing]
-//     and [AppendPong].
+//   - Subscriptions: [AppendSub] (a connection subscribes its inbox once
+//     and never unsubscribes, so there is no UNSUB and no queue group);
+//     keepalive: [AppendPing] and [AppendPong].
 //   - Subjects: [ValidPublishSubject] and token rules.
 //   - Caps, each with how CRLF counts; sentinels and the typed [Error].
 //

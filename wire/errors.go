@@ -28,14 +28,6 @@ var (
 	ErrInvalidConnect = errors.New("wire: invalid connect options")
 )
 
-// Sentinels of the encoders no caller outside the package needs.
-var (
-	// errInvalidQueue: an empty queue group or one with a forbidden byte.
-	errInvalidQueue = errors.New("wire: invalid queue group")
-	// errInvalidUnsubMax: a negative UNSUB maximum.
-	errInvalidUnsubMax = errors.New("wire: invalid unsubscribe maximum")
-)
-
 // Error is a refused encoding: which op and which argument, and why. It never
 // carries the refused bytes.
 type Error struct {

@@ -38,8 +38,8 @@ func FuzzSubject(f *testing.F) {
 		f.Add(s, "_INBOX.x", []byte("p"))
 	}
 	f.Fuzz(func(t *testing.T, subject, reply string, payload []byte) {
-		if got, want := validSubject(subject) == nil, refSubject(subject, false); got != want {
-			t.Fatalf("validSubject(%q) valid=%v, reference %v", subject, got, want)
+		if got, want := subjectReason(subject, true) == "", refSubject(subject, false); got != want {
+			t.Fatalf("subscription subject %q valid=%v, reference %v", subject, got, want)
 		}
 		if got, want := ValidPublishSubject(subject) == nil, refSubject(subject, true); got != want {
 			t.Fatalf("ValidPublishSubject(%q) valid=%v, reference %v", subject, got, want)

@@ -1,7 +1,7 @@
 package wire
 
 const (
-	// MaxControlLine caps an encoded PUB, HPUB, SUB or UNSUB control line,
+	// MaxControlLine caps an encoded PUB, HPUB or SUB control line,
 	// op and CRLF included: 4096 bytes, the server's default
 	// max_control_line (which counts the arguments only, so this is
 	// slightly stricter). CONNECT is not capped here: its size follows from

@@ -5,17 +5,6 @@ package wire
 // and DEL. The server splits arguments on space and tab and ends lines at LF.
 func forbidden(c byte) bool { return c <= ' ' || c == 0x7f }
 
-// validSubject checks a subscription subject: one or more tokens separated
-// by '.', no token empty, no forbidden byte (space, control bytes, DEL), a
-// '*' only as a whole token, a '>' only as the whole last token. Errors wrap
-// ErrInvalidSubject.
-func validSubject(s string) error {
-	if r := subjectReason(s, true); r != "" {
-		return fail("SUB", "subject", r, ErrInvalidSubject)
-	}
-	return nil
-}
-
 // ValidPublishSubject checks a subject to publish to: one or more tokens
 // separated by '.', no token empty, no forbidden byte (space, control
 // bytes, DEL), and no wildcard token ('*' or '>') at all. Errors wrap ErrInvalidSubject.
@@ -55,7 +44,7 @@ func subjectReason[S Text](s S, wildcards bool) string {
 	return ""
 }
 
-// tokenReason checks a single-word argument (sid, queue group): non-empty,
+// tokenReason checks a single-word argument (a sid): non-empty,
 // no forbidden byte.
 func tokenReason(s string) string {
 	if s == "" {

@@ -36,9 +36,6 @@ func TestAppendValid(t *testing.T) {
 			"HPUB a r 12 12\r\nNATS/1.0\r\n\r\n\r\n"},
 		{"SUB", func(b []byte) ([]byte, error) { return AppendSub(b, "_INBOX.x.*", "1") }, "SUB _INBOX.x.* 1\r\n"},
 		{"SUB full wildcard", func(b []byte) ([]byte, error) { return AppendSub(b, "a.>", "s1") }, "SUB a.> s1\r\n"},
-		{"SUB queue", func(b []byte) ([]byte, error) { return appendQueueSub(b, "a", "q", "2") }, "SUB a q 2\r\n"},
-		{"UNSUB", func(b []byte) ([]byte, error) { return appendUnsub(b, "1", 0) }, "UNSUB 1\r\n"},
-		{"UNSUB max", func(b []byte) ([]byte, error) { return appendUnsub(b, "1", 10) }, "UNSUB 1 10\r\n"},
 		{"PING", func(b []byte) ([]byte, error) { return AppendPing(b), nil }, "PING\r\n"},
 		{"PONG", func(b []byte) ([]byte, error) { return AppendPong(b), nil }, "PONG\r\n"},
 		{"header none", func(b []byte) ([]byte, error) { return AppendHeader(b) }, "NATS/1.0\r\n\r\n"},
@@ -126,12 +123,6 @@ func TestAppendShouldFail(t *testing.T) {
 		{"SUB sid space", func(b []byte) ([]byte, error) { return AppendSub(b, "a", "1 2") }, ErrInvalidSID},
 		{"SUB sid LF", func(b []byte) ([]byte, error) { return AppendSub(b, "a", "1\n") }, ErrInvalidSID},
 		{"SUB line over cap", func(b []byte) ([]byte, error) { return AppendSub(b, long, "1") }, ErrLineTooLong},
-		{"SUB queue empty", func(b []byte) ([]byte, error) { return appendQueueSub(b, "a", "", "1") }, errInvalidQueue},
-		{"SUB queue tab", func(b []byte) ([]byte, error) { return appendQueueSub(b, "a", "q\t", "1") }, errInvalidQueue},
-		{"UNSUB empty sid", func(b []byte) ([]byte, error) { return appendUnsub(b, "", 0) }, ErrInvalidSID},
-		{"UNSUB sid CR", func(b []byte) ([]byte, error) { return appendUnsub(b, "1\r", 0) }, ErrInvalidSID},
-		{"UNSUB negative", func(b []byte) ([]byte, error) { return appendUnsub(b, "1", -1) }, errInvalidUnsubMax},
-		{"UNSUB line over cap", func(b []byte) ([]byte, error) { return appendUnsub(b, long, 0) }, ErrLineTooLong},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,14 +167,6 @@ func TestCaps(t *testing.T) {
 		}, nil},
 		{"SUB line past cap", func() error {
 			_, err := AppendSub(nil, strings.Repeat("s", MaxControlLine+1-len("SUB  1\r\n")), "1")
-			return err
-		}, ErrLineTooLong},
-		{"UNSUB line at cap", func() error {
-			_, err := appendUnsub(nil, strings.Repeat("s", MaxControlLine-len("UNSUB  9\r\n")), 9)
-			return err
-		}, nil},
-		{"UNSUB line past cap", func() error {
-			_, err := appendUnsub(nil, strings.Repeat("s", MaxControlLine+1-len("UNSUB  9\r\n")), 9)
 			return err
 		}, ErrLineTooLong},
 		{"header at cap", func() error { _, err := AppendHeader(nil, "K", headerValueFor(MaxOutboundHeader)); return err }, nil},
@@ -245,8 +228,8 @@ func TestValidSubject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.subject, func(t *testing.T) {
-			if err := validSubject(tt.subject); !errors.Is(err, tt.sub) {
-				t.Errorf("validSubject: got %v, want %v", err, tt.sub)
+			if _, err := AppendSub(nil, tt.subject, "1"); !errors.Is(err, tt.sub) {
+				t.Errorf("AppendSub: got %v, want %v", err, tt.sub)
 			}
 			if err := ValidPublishSubject(tt.subject); !errors.Is(err, tt.publish) {
 				t.Errorf("ValidPublishSubject: got %v, want %v", err, tt.publish)
@@ -258,7 +241,7 @@ func TestValidSubject(t *testing.T) {
 func TestErrorsCarryNoInput(t *testing.T) {
 	const secret = "s3cr3t"
 	errs := []error{
-		validSubject(secret + " x"),
+		func() error { _, err := AppendSub(nil, secret+" x", "1"); return err }(),
 		func() error { _, err := AppendHeader(nil, "K", secret+" x"); return err }(),
 		func() error { _, err := AppendPubText(nil, "a", secret+" x", nil, 1); return err }(),
 		func() error { _, err := AppendSub(nil, "a", secret+" x"); return err }(),
@@ -286,7 +269,6 @@ func TestZeroAllocs(t *testing.T) {
 		{"PUB subject and reply bytes", func() { _, _ = AppendPubText(buf[:0], longReply, longReply, payload, 1<<20) }},
 		{"HPUB reply bytes", func() { _, _ = AppendHPubText(buf[:0], "a.b", longReply, hdr, payload, 1<<20) }},
 		{"SUB", func() { _, _ = AppendSub(buf[:0], "_INBOX.x.*", "1") }},
-		{"UNSUB", func() { _, _ = appendUnsub(buf[:0], "1", 5) }},
 		{"header", func() { _, _ = AppendHeader(buf[:0], "Nats-Msg-Id", "7") }},
 	}
 	for _, tt := range tests {
