@@ -91,8 +91,8 @@ type Cluster struct {
 // route port, routes to every node) and an HTTP monitor on a free port;
 // its server_name is [NodeName] of its index. The route ports are chosen
 // free before the nodes start (the routes must name them); if another
-// process takes one meanwhile the nodes are started again on new ports, at
-// most three times. ctx bounds finding the binary, the start and the
+// process takes one meanwhile (a node exits with ErrPortTaken) the nodes
+// are started again on new ports, at most three times. ctx bounds finding the binary, the start and the
 // formation; on any error nothing is left behind.
 //
 // With [Options.ProxyRoutes], each node's routes go through a fault proxy
@@ -137,7 +137,7 @@ func StartCluster(ctx context.Context, opts Options, n int) (*Cluster, error) {
 		}
 		closeProxies(c.proxies)
 		c.proxies = nil
-		if attempt == portAttempts || !errors.Is(err, ErrExited) || !(errors.Is(err, ErrPortTaken) || anyPortTaken(ports)) {
+		if attempt == portAttempts || !errors.Is(err, ErrPortTaken) {
 			_ = os.RemoveAll(dir)
 			return nil, err
 		}
@@ -237,20 +237,6 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
-}
-
-// anyPortTaken reports whether one of ports cannot be listened on now,
-// after every node of the failed attempt is gone: another process holds
-// it.
-func anyPortTaken(ports []int) bool {
-	for _, p := range ports {
-		l, err := net.Listen("tcp4", "127.0.0.1:"+strconv.Itoa(p))
-		if err != nil {
-			return true
-		}
-		_ = l.Close()
-	}
-	return false
 }
 
 // Size returns the number of nodes.
