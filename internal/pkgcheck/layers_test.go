@@ -54,12 +54,12 @@ func TestModuleLayers(t *testing.T) {
 
 		// Tools: above the core, which imports none of them.
 		"tools/broker":                {[]string{"acksubject", "conn", "internal/testpki", jwt, nkeys, "tools/faultproxy"}, "runs the pinned broker with its operator and accounts, and the client CA it may require; a cluster's routes through fault proxies; the name rules from their homes"},
-		"tools/broker/brokertest":     {[]string{"tools/broker", "tools/broker/clustertest", "trigger"}, "the broker or cluster for one test, a cluster waited on until it places; the tools' inputs written for a configuration"},
+		"tools/broker/brokertest":     {[]string{"tools/broker", "tools/broker/clustertest", "tools/validate", "trigger"}, "the broker or cluster for one test, a cluster waited on until it places; the tools' inputs written for a configuration"},
 		"tools/broker/clustertest":    {[]string{"conn", "credential", "tools/broker"}, "a three-node cluster for tests, waited on through conn"},
 		"tools/broker/cmd/broker":     {[]string{"tools/broker", "tools/provision", "tools/validate", "trigger"}, "the broker command; its runtime creds carry provision's grants for a configuration validate reads"},
 		"tools/faultproxy":            {nil, "a fault-injecting TCP proxy; its Dialer fits conn's without importing it"},
 		"tools/ledger":                {[]string{"trigger"}, "the delivery ledger over the runtime's reports"},
-		"tools/validate":              {[]string{"credential", "trigger"}, "checks configurations and credential files with trigger's readers: no JSON decoder of its own"},
+		"tools/validate":              {[]string{"credential", "trigger"}, "checks configurations and credential files with trigger's readers (no JSON decoder of its own), and gives the tools the credentials file's shape to write"},
 		"tools/validate/cmd/validate": {[]string{"tools/validate"}, "the validate command"},
 		"tools/provision": {[]string{"conn", "credential", jwt, "pull", "tools/validate", "trigger"},
 			"operator credentials and permissions derived from a validated configuration, checked against the broker"},
@@ -67,7 +67,7 @@ func TestModuleLayers(t *testing.T) {
 		"tools/deadletter": {[]string{"conn", "parser", "pull", "tools/provision", "tools/validate", "trigger", "wire"},
 			"operator credentials reading provision's capture streams: names checked by pull, copies' headers by parser, replays' headers built by wire"},
 		"tools/deadletter/cmd/deadletter": {[]string{"tools/deadletter"}, "the deadletter command"},
-		"tools/demo": {[]string{"conn", "credential", "pull", "tools/broker", "tools/provision", "trigger", "trigger/refhost", "trigger/wasmhost", "wire"},
+		"tools/demo": {[]string{"conn", "credential", "pull", "tools/broker", "tools/provision", "tools/validate", "trigger", "trigger/refhost", "trigger/wasmhost", "wire"},
 			"the main job end to end against a broker it starts, its functions WebAssembly guests"},
 		"tools/demo/guest": {nil, "the demo's functions as a WebAssembly guest (GOOS=wasip1), standard library only"},
 		"tools/soak": {[]string{"conn", "credential", "tools/broker", "tools/faultproxy", "tools/ledger", "tools/provision", "trigger", "trigger/refhost"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/provision"
+	"github.com/latent-systems/latent-nats/tools/validate"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -53,20 +54,6 @@ type tenantFiles struct {
 	InboxPrefix string
 }
 
-// credentialsEntry is one entry of a credentials file (tools/validate).
-type credentialsEntry struct {
-	Tenant      string              `json:"tenant"`
-	ProviderID  string              `json:"provider_id"`
-	Destination trigger.Destination `json:"destination"`
-	Kind        string              `json:"kind"`
-	File        string              `json:"file"`
-}
-
-// credentialsDoc is a credentials file (tools/validate).
-type credentialsDoc struct {
-	Credentials []credentialsEntry `json:"credentials"`
-}
-
 // writeAccess writes the configuration, each tenant's .creds files, two
 // credentials files and the permissions into the broker's directory.
 func writeAccess(b *broker.Broker, cfg trigger.Config, users []tenantCreds) (access, error) {
@@ -84,7 +71,7 @@ func writeAccess(b *broker.Broker, cfg trigger.Config, users []tenantCreds) (acc
 	if err := os.WriteFile(a.Config, raw, 0o644); err != nil {
 		return a, err
 	}
-	var runtimeDoc, adminDoc credentialsDoc
+	var runtimeDoc, adminDoc validate.CredentialsFile
 	perms := make([]provision.TenantPermissions, 0, len(users))
 	for i, u := range users {
 		t := cfg.Tenants[i]
@@ -97,14 +84,14 @@ func writeAccess(b *broker.Broker, cfg trigger.Config, users []tenantCreds) (acc
 			return a, err
 		}
 		a.Tenants = append(a.Tenants, tenantFiles{Tenant: t.ID, Admin: adminPath, Runtime: runtimePath, InboxPrefix: u.Permissions.InboxPrefix})
-		entry := credentialsEntry{Tenant: t.ID, ProviderID: t.ProviderID, Destination: t.Destination, Kind: "creds"}
+		entry := validate.CredentialsEntry{Tenant: t.ID, ProviderID: t.ProviderID, Destination: t.Destination, Kind: "creds"}
 		entry.File = filepath.Base(runtimePath)
 		runtimeDoc.Credentials = append(runtimeDoc.Credentials, entry)
 		entry.File = filepath.Base(adminPath)
 		adminDoc.Credentials = append(adminDoc.Credentials, entry)
 		perms = append(perms, u.Permissions)
 	}
-	for path, doc := range map[string]credentialsDoc{a.RuntimeCredentials: runtimeDoc, a.AdminCredentials: adminDoc} {
+	for path, doc := range map[string]validate.CredentialsFile{a.RuntimeCredentials: runtimeDoc, a.AdminCredentials: adminDoc} {
 		js, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
 			return a, err

@@ -164,22 +164,10 @@ func userSeed(t testing.TB) []byte {
 	return seed
 }
 
-// credEntry is one entry of a credentials file as tests write it.
-type credEntry struct {
-	Tenant      string              `json:"tenant"`
-	ProviderID  string              `json:"provider_id"`
-	Destination trigger.Destination `json:"destination"`
-	Kind        string              `json:"kind"`
-	File        string              `json:"file,omitempty"`
-	User        string              `json:"user,omitempty"`
-	ClientCert  string              `json:"client_cert,omitempty"`
-	ClientKey   string              `json:"client_key,omitempty"`
-}
-
 // writeClientCert writes a client certificate of a fresh CA valid from
 // from to to as dir/<name>.crt (0644) and its key as dir/<name>.key
 // (0600), and names them in entry e.
-func writeClientCert(t testing.TB, dir, name string, from, to time.Time, e *credEntry) {
+func writeClientCert(t testing.TB, dir, name string, from, to time.Time, e *CredentialsEntry) {
 	t.Helper()
 	ca, err := testpki.NewCA("validate test CA", from.Add(-time.Hour), to.Add(time.Hour))
 	if err != nil {
@@ -194,11 +182,6 @@ func writeClientCert(t testing.TB, dir, name string, from, to time.Time, e *cred
 	e.ClientCert, e.ClientKey = name+".crt", name+".key"
 }
 
-// credsDoc is a credentials file as tests write it.
-type credsDoc struct {
-	Credentials []credEntry `json:"credentials"`
-}
-
 // fixture is a directory with a valid configuration, one .creds file per
 // tenant and a credentials file naming them.
 type fixture struct {
@@ -206,7 +189,7 @@ type fixture struct {
 	cfg       trigger.Config
 	cfgPath   string
 	credsPath string
-	doc       credsDoc
+	doc       CredentialsFile
 }
 
 // newFixture writes a valid fixture.
@@ -217,7 +200,7 @@ func newFixture(t testing.TB) *fixture {
 	for _, tn := range f.cfg.Tenants {
 		name := tn.ID + ".creds"
 		writeFile(t, f.dir, name, credsFile(t, time.Time{}), 0o600)
-		f.doc.Credentials = append(f.doc.Credentials, credEntry{
+		f.doc.Credentials = append(f.doc.Credentials, CredentialsEntry{
 			Tenant: tn.ID, ProviderID: tn.ProviderID, Destination: tn.Destination, Kind: "creds", File: name,
 		})
 	}

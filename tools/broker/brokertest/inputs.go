@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/latent-systems/latent-nats/tools/broker"
+	"github.com/latent-systems/latent-nats/tools/validate"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -24,16 +25,7 @@ func WriteInputs(t testing.TB, b *broker.Broker, cfg trigger.Config, dir string)
 	if err := os.WriteFile(cfgPath, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	type entry struct {
-		Tenant      string              `json:"tenant"`
-		ProviderID  string              `json:"provider_id"`
-		Destination trigger.Destination `json:"destination"`
-		Kind        string              `json:"kind"`
-		File        string              `json:"file"`
-	}
-	var doc struct {
-		Credentials []entry `json:"credentials"`
-	}
+	var doc validate.CredentialsFile
 	for _, tn := range cfg.Tenants {
 		c, err := b.Admin(tn.ID)
 		if err != nil {
@@ -47,7 +39,7 @@ func WriteInputs(t testing.TB, b *broker.Broker, cfg trigger.Config, dir string)
 		if err := os.WriteFile(filepath.Join(dir, name), file, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		doc.Credentials = append(doc.Credentials, entry{tn.ID, tn.ProviderID, tn.Destination, "creds", name})
+		doc.Credentials = append(doc.Credentials, validate.CredentialsEntry{Tenant: tn.ID, ProviderID: tn.ProviderID, Destination: tn.Destination, Kind: "creds", File: name})
 	}
 	js, err := json.Marshal(doc)
 	if err != nil {
