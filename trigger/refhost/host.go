@@ -163,6 +163,7 @@ func New(cfg Config) (*Host, error) {
 		revokedCr: make(map[string]bool),
 		revokedPr: make(map[string]bool),
 		routes:    make(map[routeKey]*route),
+		counts:    counts{outcomes: make(map[trigger.Outcome]uint64)},
 	}, nil
 }
 

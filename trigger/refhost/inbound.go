@@ -123,9 +123,6 @@ type outcome struct {
 func (in *inbound) Activate(ctx context.Context, a trigger.Activation) trigger.Result {
 	o, cause := in.activate(ctx, a)
 	in.h.mu.Lock()
-	if in.h.counts.outcomes == nil {
-		in.h.counts.outcomes = map[trigger.Outcome]uint64{}
-	}
 	in.h.counts.outcomes[o]++
 	in.h.mu.Unlock()
 	return trigger.Result{Outcome: o, Err: cause}
