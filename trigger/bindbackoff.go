@@ -39,6 +39,9 @@ func (b *bindingBackoff) due(now time.Time) bool { return !now.Before(b.retryAt)
 // group has no leader (a 503 API error, nats-server 2.14.6
 // JSClusterNotAvailError).
 func unanswered(err error) bool {
+	if err == nil {
+		return false // and no allocation: ae below escapes
+	}
 	var ae *pull.APIError
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, pull.ErrNoResponders) ||
 		(errors.As(err, &ae) && ae.Code == 503)
