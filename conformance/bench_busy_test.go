@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -59,7 +60,7 @@ func (o *busyOwner) run(b *testing.B, host trigger.Host, before func(i int)) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if rep.Result != trigger.ResultDelivered || rep.Outcome != trigger.OutcomeSuccess || rep.Ack != trigger.AckVerified {
+		if rep.Result != trigger.ResultDelivered || rep.Outcome != trigger.OutcomeSuccess || rep.Ack != pull.AckVerified {
 			b.Fatalf("step %d: %+v", i, rep)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -113,8 +114,8 @@ func TestFaultCredentialExpiry(t *testing.T) {
 	// A: the activation that outlived the credential ran once and sent
 	// nothing; no dial after the expiry, no failed exchange.
 	want := []ledger.Delivery{{Delivered: 1, Ran: true, Settled: &ledger.Settlement{
-		Result: trigger.ResultDelivered, Outcome: trigger.OutcomeSuccess, Action: trigger.ActionAck,
-		Ack: trigger.AckNone, Error: trigger.ClassCredential,
+		Result: trigger.ResultDelivered, Outcome: trigger.OutcomeSuccess, Action: pull.ActionAck,
+		Ack: pull.AckNone, Error: trigger.ClassCredential,
 	}}}
 	if diff := cmp.Diff(want, e.led.Deliveries(ledger.Key{Binding: aID, Seq: blocked})); diff != "" {
 		t.Errorf("the activation across the expiry (-want +got):\n%s", diff)

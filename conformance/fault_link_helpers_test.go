@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/faultproxy"
 	"github.com/latent-systems/latent-nats/tools/ledger"
@@ -498,7 +499,7 @@ func (h *linkHost) ObserveStep(r trigger.StepReport) {
 		}
 		h.classes[r.Error]++
 	}
-	if r.Ack == trigger.AckVerified {
+	if r.Ack == pull.AckVerified {
 		h.acks = append(h.acks, now)
 	}
 	if r.Result == trigger.ResultDelivered && r.Delivered > 1 {
@@ -592,7 +593,7 @@ type linkOutcome struct {
 	hit       trigger.ErrorClass
 	hitSeq    uint64
 	hitResult trigger.StepResult
-	hitAck    trigger.AckState
+	hitAck    pull.AckState
 	hitPull   bool
 	hitAfter  time.Duration
 	hitTook   time.Duration
@@ -651,7 +652,7 @@ func (o linkOutcome) passed(ph linkPhase) bool {
 	case phasePull:
 		return o.hitResult == trigger.ResultDelivered
 	case phaseAck:
-		return o.hitAck == trigger.AckVerified
+		return o.hitAck == pull.AckVerified
 	}
 	return o.hitPull
 }

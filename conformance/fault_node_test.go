@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -43,7 +44,7 @@ func TestFaultNodeRestartFromConfig(t *testing.T) {
 	}
 	stopped := time.Now()
 	last, ok := e.mon.LastStep()
-	if !ok || last.Result != trigger.ResultShutdown || last.StreamSeq != blocked || last.Ack != trigger.AckNone {
+	if !ok || last.Result != trigger.ResultShutdown || last.StreamSeq != blocked || last.Ack != pull.AckNone {
 		t.Fatalf("last step of the first node %+v, want the blocked delivery ended by the shutdown, nothing acknowledged", last)
 	}
 	e.trig.Close()

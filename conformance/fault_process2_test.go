@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/tools/faultproxy"
@@ -246,7 +247,7 @@ func TestFaultKillAfterVerifiedAck(t *testing.T) {
 				// report, so that the next trial's kill follows the
 				// next trial's acknowledgement.
 				h.waitReport(t, "the probe's acknowledgement", 0, func(r procReport) bool {
-					return r.Report.StreamSeq == probe && r.Report.Ack != trigger.AckNone
+					return r.Report.StreamSeq == probe && r.Report.Ack != pull.AckNone
 				})
 				t.Logf("trial %d: seq %d verified, broker killed %v after the step began; state file at the kill %+v (acknowledgement in it: %v); restarted in %v; settled in %v; runs of seq %d: %v",
 					i, seq, k.after, k.disk, inFile, restart, took, seq, runsOf(e.led, id, seq))
@@ -321,7 +322,7 @@ func TestFaultPause(t *testing.T) {
 		}, "a failure at the pull's bound, no delivery"},
 		{"ack/short", short, beforeAck, nil, ""},
 		{"ack/long", long, beforeAck, func(r trigger.StepReport, target uint64) bool {
-			return r.StreamSeq == target && r.Ack == trigger.AckUncertain
+			return r.StreamSeq == target && r.Ack == pull.AckUncertain
 		}, "the event's acknowledgement uncertain"},
 	}
 	for _, tc := range tests {

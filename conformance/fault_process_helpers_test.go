@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -175,7 +176,7 @@ func (h *procHost) waitReportWithin(t *testing.T, what string, from int, within 
 
 // verifiedAck matches a delivery whose acknowledgement was verified.
 func verifiedAck(r trigger.StepReport) bool {
-	return r.Delivered > 0 && r.Ack == trigger.AckVerified
+	return r.Delivered > 0 && r.Ack == pull.AckVerified
 }
 
 // settleQuiet waits, within faultSettle, for every consumer of the case

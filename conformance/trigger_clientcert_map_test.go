@@ -15,6 +15,7 @@ import (
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
 	"github.com/latent-systems/latent-nats/internal/testpki"
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
@@ -170,7 +171,7 @@ func TestTriggerClientCertificateAlone(t *testing.T) {
 		}
 		return r.Result == trigger.ResultDelivered
 	})
-	if r.StreamSeq != 1 || r.Ack != trigger.AckVerified || <-ran != argOK {
+	if r.StreamSeq != 1 || r.Ack != pull.AckVerified || <-ran != argOK {
 		t.Errorf("delivered seq %d ack %v, want 1 verified", r.StreamSeq, r.Ack)
 	}
 	if s := mon.Snapshot(); s.Totals.Acked != 1 || s.Totals.DialFailure(trigger.DialTLS) != 0 {

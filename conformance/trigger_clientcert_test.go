@@ -8,6 +8,7 @@ import (
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
 	"github.com/latent-systems/latent-nats/internal/testpki"
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -40,7 +41,7 @@ func TestTriggerClientCertificates(t *testing.T) {
 			r = e.step(t)
 			return r.Result == trigger.ResultDelivered
 		})
-		if r.StreamSeq != seq || r.Ack != trigger.AckVerified {
+		if r.StreamSeq != seq || r.Ack != pull.AckVerified {
 			t.Fatalf("%s: delivered %d (ack %v), want %d acknowledged", what, r.StreamSeq, r.Ack, seq)
 		}
 		if c := e.nextCall(t); c.StreamSeq != seq || c.Arg != argOK {

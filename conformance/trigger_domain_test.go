@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -35,7 +36,7 @@ func TestTriggerJetStreamDomain(t *testing.T) {
 			seq := e.publish(0, 0, argOK)
 			if tc.supported {
 				r := e.stepUntil(t, "delivery", 4, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-				if r.StreamSeq != seq || r.Outcome != trigger.OutcomeSuccess || r.Ack != trigger.AckVerified {
+				if r.StreamSeq != seq || r.Outcome != trigger.OutcomeSuccess || r.Ack != pull.AckVerified {
 					t.Errorf("step %+v: want seq %d run and acknowledged", r, seq)
 				}
 				trigTerminated(t, te, 0, seq)
@@ -45,7 +46,7 @@ func TestTriggerJetStreamDomain(t *testing.T) {
 
 			sys := newTrigSys(t, b)
 			r := e.stepUntil(t, "the delivery", 4, func(r trigger.StepReport) bool { return r.Result != trigger.ResultEmpty })
-			if r.Result != trigger.ResultFailed || r.Error != trigger.ClassUnsupportedAck || r.Delivered != 0 || r.Ack != trigger.AckNone {
+			if r.Result != trigger.ResultFailed || r.Error != trigger.ClassUnsupportedAck || r.Delivered != 0 || r.Ack != pull.AckNone {
 				t.Fatalf("step %+v: want a failed visit of class %v", r, trigger.ClassUnsupportedAck)
 			}
 			before := sys.runtimeConns(te.account)

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -49,13 +50,13 @@ func TestTriggerFairness(t *testing.T) {
 			}
 			r := e.step(t)
 			if floodIdx[r.Binding] {
-				if r.Result != trigger.ResultDelivered || r.Ack != trigger.AckVerified {
+				if r.Result != trigger.ResultDelivered || r.Ack != pull.AckVerified {
 					t.Fatalf("trial %d: flooded tenant's step %+v, want a delivery", trial, r)
 				}
 				continue
 			}
 			if r.Binding == want && r.Result == trigger.ResultDelivered {
-				if r.StreamSeq != seq || r.Ack != trigger.AckVerified {
+				if r.StreamSeq != seq || r.Ack != pull.AckVerified {
 					t.Errorf("trial %d: delivery %+v, want seq %d acknowledged", trial, r, seq)
 				}
 				break

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/metrics"
 )
@@ -32,7 +33,7 @@ func TestTriggerConsumerLag(t *testing.T) {
 		start := time.Now()
 		r := e.step(t)
 		end := time.Now()
-		if r.Result != trigger.ResultDelivered || r.Ack != trigger.AckVerified {
+		if r.Result != trigger.ResultDelivered || r.Ack != pull.AckVerified {
 			t.Fatalf("visit %d: %+v, want a delivery acknowledged", visit+1, r)
 		}
 		got := e.mon.Snapshot().Consumers[0]

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
@@ -53,8 +54,8 @@ func trigCheckDials(t *testing.T, s trigger.Snapshot) {
 func uncertainStep(t *testing.T, e *trigEnv, seq uint64) trigger.StepReport {
 	t.Helper()
 	r := e.stepUntil(t, "delivery", 4, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-	if r.StreamSeq != seq || r.Outcome != trigger.OutcomeSuccess || r.Action != trigger.ActionAck ||
-		r.Ack != trigger.AckUncertain || r.Error != trigger.ClassAckUncertain {
+	if r.StreamSeq != seq || r.Outcome != trigger.OutcomeSuccess || r.Action != pull.ActionAck ||
+		r.Ack != pull.AckUncertain || r.Error != trigger.ClassAckUncertain {
 		t.Fatalf("step %+v: want seq %d acknowledged without a receipt (uncertain)", r, seq)
 	}
 	if last, ok := e.mon.LastStep(); !ok || last != r {
@@ -102,7 +103,7 @@ func TestTriggerLostAckNeverArrived(t *testing.T) {
 	// the wait for it (an uncertain ack, as a prompt shutdown should).
 	trigEventually(t, "redelivery's receipt verified", trigWait, func() bool {
 		last, ok := e.mon.LastStep()
-		return ok && last.Delivered == 2 && last.Ack == trigger.AckVerified
+		return ok && last.Delivered == 2 && last.Ack == pull.AckVerified
 	})
 	if err := run.stop(); err != nil {
 		t.Fatalf("Run: %v", err)
@@ -112,7 +113,7 @@ func TestTriggerLostAckNeverArrived(t *testing.T) {
 		t.Errorf("counts %+v: want two deliveries, one uncertain ack", s.Totals)
 	}
 	trigCheckDials(t, s)
-	if last, _ := e.mon.LastStep(); last.Ack != trigger.AckVerified || last.Delivered != 2 {
+	if last, _ := e.mon.LastStep(); last.Ack != pull.AckVerified || last.Delivered != 2 {
 		t.Errorf("LastStep %+v, want the redelivery acknowledged", last)
 	}
 }
@@ -146,7 +147,7 @@ func TestTriggerLostReceipt(t *testing.T) {
 	// next one, not the first again.
 	next := e.publish(0, 0, argOK)
 	r := e.stepUntil(t, "next delivery", 4, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-	if r.StreamSeq != next || r.Delivered != 1 || r.Ack != trigger.AckVerified {
+	if r.StreamSeq != next || r.Delivered != 1 || r.Ack != pull.AckVerified {
 		t.Errorf("next delivery %+v, want seq %d acknowledged", r, next)
 	}
 	if calls := e.callLog(); len(calls) != 2 || calls[1].StreamSeq != next {

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -27,7 +28,7 @@ func TestTriggerMaxDeliverLowered(t *testing.T) {
 	te := e.tenant(0)
 	seq := e.publish(0, 0, argRetry)
 	r := e.stepUntil(t, "first delivery", 4, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-	if r.StreamSeq != seq || r.Delivered != 1 || r.Action != trigger.ActionNak || r.Ack != trigger.AckVerified {
+	if r.StreamSeq != seq || r.Delivered != 1 || r.Action != pull.ActionNak || r.Ack != pull.AckVerified {
 		t.Fatalf("step %+v: want delivery 1 of seq %d negatively acknowledged", r, seq)
 	}
 

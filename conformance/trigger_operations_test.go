@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -40,7 +41,7 @@ func TestTriggerOperationsPerVisit(t *testing.T) {
 		e.publish(0, 0, arg)
 		before = inMsgs()
 		r := e.step(t)
-		if r.Result != trigger.ResultDelivered || r.Ack != trigger.AckVerified {
+		if r.Result != trigger.ResultDelivered || r.Ack != pull.AckVerified {
 			t.Fatalf("round %d: %+v, want a delivery acknowledged with a verified receipt", round, r)
 		}
 		if got := inMsgs() - before; got != 3 {

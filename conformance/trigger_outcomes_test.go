@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -28,7 +29,7 @@ func TestTriggerDeclaredFailure(t *testing.T) {
 	if c.StreamSeq != seq || c.Delivered != 1 || c.Arg != argFail {
 		t.Errorf("call %+v", c)
 	}
-	if r.Outcome != trigger.OutcomeDeclaredFailure || r.Action != trigger.ActionTerm || r.Ack != trigger.AckVerified || r.Delivered != 1 {
+	if r.Outcome != trigger.OutcomeDeclaredFailure || r.Action != pull.ActionTerm || r.Ack != pull.AckVerified || r.Delivered != 1 {
 		t.Errorf("step %+v: want a declared failure terminated with a verified receipt", r)
 	}
 	trigTerminated(t, e.tenant(0), 0, seq)
@@ -74,7 +75,7 @@ func TestTriggerInvalidPayloads(t *testing.T) {
 	for _, p := range payloads {
 		seq := te.publishRaw(trigSubject(te.id, 0), p.payload)
 		r := e.stepUntil(t, p.name, 4, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-		if r.StreamSeq != seq || r.Outcome != trigger.OutcomeInvalidArguments || r.Action != trigger.ActionTerm || r.Ack != trigger.AckVerified {
+		if r.StreamSeq != seq || r.Outcome != trigger.OutcomeInvalidArguments || r.Action != pull.ActionTerm || r.Ack != pull.AckVerified {
 			t.Errorf("%s: step %+v, want invalid arguments terminated", p.name, r)
 		}
 		trigTerminated(t, te, 0, seq)
@@ -92,7 +93,7 @@ func TestTriggerInvalidPayloads(t *testing.T) {
 	// A valid payload afterwards is processed.
 	seq := e.publish(0, 0, argOK)
 	r := e.stepUntil(t, "valid payload", 4, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-	if r.Outcome != trigger.OutcomeSuccess || r.Action != trigger.ActionAck || r.Ack != trigger.AckVerified {
+	if r.Outcome != trigger.OutcomeSuccess || r.Action != pull.ActionAck || r.Ack != pull.AckVerified {
 		t.Errorf("valid payload: %+v", r)
 	}
 	trigTerminated(t, te, 0, seq)
@@ -166,7 +167,7 @@ func TestTriggerPoisonRetries(t *testing.T) {
 		}
 	}
 	last, ok := e.mon.LastStep()
-	if !ok || last.Action != trigger.ActionExhausted || last.Ack != trigger.AckVerified || int(last.Delivered) != e.cfg.Bindings[last.Binding].MaxDeliver {
+	if !ok || last.Action != pull.ActionExhausted || last.Ack != pull.AckVerified || int(last.Delivered) != e.cfg.Bindings[last.Binding].MaxDeliver {
 		t.Errorf("LastStep %+v: want the exhausted delivery", last)
 	}
 	// Exhausted means the broker's max_deliver, not a local give-up: a

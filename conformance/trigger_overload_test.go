@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
@@ -85,7 +86,7 @@ func TestTriggerOverload(t *testing.T) {
 	}
 
 	// Deliver it, so that the tenant's connection is open.
-	if r := e.step(t); r.Result != trigger.ResultDelivered || r.Ack != trigger.AckVerified || r.StreamSeq != seq {
+	if r := e.step(t); r.Result != trigger.ResultDelivered || r.Ack != pull.AckVerified || r.StreamSeq != seq {
 		t.Fatalf("step with capacity: %+v, want seq %d delivered and acknowledged", r, seq)
 	}
 	e.nextCall(t)
@@ -118,7 +119,7 @@ func TestTriggerOverload(t *testing.T) {
 		}
 		release()
 		r := e.stepUntil(t, c.name+": delivery once capacity returned", 4, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-		if r.StreamSeq != seq || r.Ack != trigger.AckVerified {
+		if r.StreamSeq != seq || r.Ack != pull.AckVerified {
 			t.Errorf("%s: delivery %+v, want seq %d acknowledged", c.name, r, seq)
 		}
 		e.nextCall(t)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -317,7 +318,7 @@ func (h *parBenchHost) ObserveStep(r trigger.StepReport) {
 		h.mu.Unlock()
 		return
 	}
-	if r.Outcome == trigger.OutcomeSuccess && r.Ack == trigger.AckVerified {
+	if r.Outcome == trigger.OutcomeSuccess && r.Ack == pull.AckVerified {
 		h.acked <- struct{}{}
 		return
 	}

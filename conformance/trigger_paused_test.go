@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -85,7 +86,7 @@ func TestTriggerPausedConsumer(t *testing.T) {
 		t.Fatal("the broker did not resume the consumer")
 	}
 	r := e.stepUntil(t, "delivery after resuming", 4, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-	if r.StreamSeq != seq || r.Outcome != trigger.OutcomeSuccess || r.Action != trigger.ActionAck || r.Ack != trigger.AckVerified {
+	if r.StreamSeq != seq || r.Outcome != trigger.OutcomeSuccess || r.Action != pull.ActionAck || r.Ack != pull.AckVerified {
 		t.Errorf("step %+v: want seq %d run and acknowledged", r, seq)
 	}
 	if c := e.nextCall(t); c.StreamSeq != seq || c.Arg != argOK {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -29,7 +30,7 @@ func TestTriggerAwaitingRedelivery(t *testing.T) {
 	})
 	seq := e.publish(0, 0, argRetry)
 	first := e.stepUntil(t, "first delivery", 4, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-	if first.StreamSeq != seq || first.Delivered != 1 || first.Action != trigger.ActionNak || first.Ack != trigger.AckVerified {
+	if first.StreamSeq != seq || first.Delivered != 1 || first.Action != pull.ActionNak || first.Ack != pull.AckVerified {
 		t.Fatalf("step %+v: want delivery 1 of seq %d negatively acknowledged", first, seq)
 	}
 	// The NAK was sent after first.At: every visit that starts before
@@ -56,7 +57,7 @@ func TestTriggerAwaitingRedelivery(t *testing.T) {
 		}
 		time.Sleep(r.Wait) // the pacing Run applies
 	}
-	if redelivered.StreamSeq != seq || redelivered.Delivered != 2 || redelivered.Action != trigger.ActionExhausted || redelivered.Ack != trigger.AckVerified {
+	if redelivered.StreamSeq != seq || redelivered.Delivered != 2 || redelivered.Action != pull.ActionExhausted || redelivered.Ack != pull.AckVerified {
 		t.Fatalf("redelivery %+v: want delivery 2 of seq %d terminated as exhausted", redelivered, seq)
 	}
 	if gap := redelivered.At.Sub(first.At); gap < delay {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -61,7 +62,7 @@ func TestTriggerRestartRedelivery(t *testing.T) {
 	// receipt; a stop in between would interrupt that read (uncertain).
 	trigEventually(t, "seq2's receipt verified", trigWait, func() bool {
 		last, ok := e.mon.LastStep()
-		return ok && last.StreamSeq == seq2 && last.Ack == trigger.AckVerified
+		return ok && last.StreamSeq == seq2 && last.Ack == pull.AckVerified
 	})
 	if err := run.stop(); err != nil {
 		t.Fatalf("Run: %v", err)

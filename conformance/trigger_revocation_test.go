@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
@@ -63,7 +64,7 @@ func TestTriggerScopedRevocation(t *testing.T) {
 		t.Helper()
 		return e.stepUntil(t, "visit", 4, func(r trigger.StepReport) bool { return r.Binding == idx })
 	}
-	delivered := func(what string, r trigger.StepReport, ack trigger.AckState) {
+	delivered := func(what string, r trigger.StepReport, ack pull.AckState) {
 		t.Helper()
 		if r.Result != trigger.ResultDelivered || r.Ack != ack {
 			t.Errorf("%s: %+v, want delivered with ack %v", what, r, ack)
@@ -89,14 +90,14 @@ func TestTriggerScopedRevocation(t *testing.T) {
 		e.publish(1, 0, argOK)
 		before := ta.info(1)
 		got := lap()
-		delivered("rev-a's other binding", got[a0][0], trigger.AckVerified)
-		delivered("rev-b", got[b0][0], trigger.AckVerified)
+		delivered("rev-a's other binding", got[a0][0], pull.AckVerified)
+		delivered("rev-b", got[b0][0], pull.AckVerified)
 		skipped("revoked publication", got[a1][0], trigger.ClassIneligible)
 		unpulled("revoked publication", ta, 1, before)
 		if err := e.ref.Publish(audit); err != nil {
 			t.Fatal(err)
 		}
-		delivered("published again", visit(a1), trigger.AckVerified)
+		delivered("published again", visit(a1), pull.AckVerified)
 	})
 
 	phase("publication revoked before the pull", func() {
@@ -117,7 +118,7 @@ func TestTriggerScopedRevocation(t *testing.T) {
 		if err := e.ref.Publish(audit); err != nil {
 			t.Fatal(err)
 		}
-		delivered("published again", visit(a1), trigger.AckVerified)
+		delivered("published again", visit(a1), pull.AckVerified)
 	})
 
 	phase("publication revoked after the delivery", func() {
@@ -131,7 +132,7 @@ func TestTriggerScopedRevocation(t *testing.T) {
 		r := visit(a1)
 		e.host.set(nil, nil)
 		if r.Result != trigger.ResultDelivered || r.Outcome != trigger.OutcomePermissionRejected ||
-			r.Action != trigger.ActionTerm || r.Ack != trigger.AckVerified || r.StreamSeq != seq {
+			r.Action != pull.ActionTerm || r.Ack != pull.AckVerified || r.StreamSeq != seq {
 			t.Errorf("revoked at the start check: %+v, want permission rejected, terminated", r)
 		}
 		if n := len(e.callLog()); n != calls {
@@ -154,13 +155,13 @@ func TestTriggerScopedRevocation(t *testing.T) {
 		got := lap()
 		skipped("revoked credential, binding 0", got[a0][0], trigger.ClassCredential)
 		skipped("revoked credential, binding 1", got[a1][0], trigger.ClassCredential)
-		delivered("rev-b", got[b0][0], trigger.AckVerified)
+		delivered("rev-b", got[b0][0], pull.AckVerified)
 		unpulled("revoked credential, binding 0", ta, 0, before0)
 		unpulled("revoked credential, binding 1", ta, 1, before1)
 		e.ref.RestoreCredential(ta.id)
 		got = lap()
-		delivered("restored, binding 0", got[a0][0], trigger.AckVerified)
-		delivered("restored, binding 1", got[a1][0], trigger.AckVerified)
+		delivered("restored, binding 0", got[a0][0], pull.AckVerified)
+		delivered("restored, binding 1", got[a1][0], pull.AckVerified)
 	})
 
 	phase("credential revoked before the pull", func() {
@@ -176,7 +177,7 @@ func TestTriggerScopedRevocation(t *testing.T) {
 		skipped("revoked after the reservation", r, trigger.ClassCredential)
 		unpulled("revoked after the reservation", ta, 0, before)
 		e.ref.RestoreCredential(ta.id)
-		delivered("restored", visit(a0), trigger.AckVerified)
+		delivered("restored", visit(a0), pull.AckVerified)
 	})
 
 	phase("credential revoked before the acknowledgement", func() {
@@ -189,8 +190,8 @@ func TestTriggerScopedRevocation(t *testing.T) {
 		}
 		seq := e.publish(0, 0, argActions)
 		r := visit(a0)
-		if r.Result != trigger.ResultDelivered || r.Outcome != trigger.OutcomeSuccess || r.Action != trigger.ActionAck ||
-			r.Ack != trigger.AckNone || r.Error != trigger.ClassCredential || r.StreamSeq != seq {
+		if r.Result != trigger.ResultDelivered || r.Outcome != trigger.OutcomeSuccess || r.Action != pull.ActionAck ||
+			r.Ack != pull.AckNone || r.Error != trigger.ClassCredential || r.StreamSeq != seq {
 			t.Fatalf("revoked during the activation: %+v, want success with nothing sent", r)
 		}
 		first := e.nextCall(t)
@@ -198,7 +199,7 @@ func TestTriggerScopedRevocation(t *testing.T) {
 		e.setAction(nil)
 		bseq := e.publish(1, 0, argOK)
 		rb := visit(b0)
-		delivered("rev-b while rev-a is revoked", rb, trigger.AckVerified)
+		delivered("rev-b while rev-a is revoked", rb, pull.AckVerified)
 		e.nextCall(t)
 		if got := ta.info(0); got.NumAckPending != 1 || got.AckFloor.StreamSeq == seq {
 			t.Errorf("rev-a consumer %+v: want seq %d awaiting its acknowledgement", got, seq)
@@ -224,7 +225,7 @@ func TestTriggerScopedRevocation(t *testing.T) {
 		// read (an uncertain acknowledgement).
 		trigEventually(t, "redelivery acknowledged", trigWait, func() bool {
 			last, ok := e.mon.LastStep()
-			return ok && last.Binding == a0 && last.StreamSeq == seq && last.Delivered == 2 && last.Ack == trigger.AckVerified
+			return ok && last.Binding == a0 && last.StreamSeq == seq && last.Delivered == 2 && last.Ack == pull.AckVerified
 		})
 		if got := ta.info(0); got.NumAckPending != 0 || got.AckFloor.StreamSeq != seq {
 			t.Errorf("rev-a consumer %+v: want seq %d acknowledged", got, seq)

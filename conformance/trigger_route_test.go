@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -34,7 +35,7 @@ func TestTriggerRouteReplacement(t *testing.T) {
 	if replaced != 2 {
 		t.Fatalf("route generation after replacement %d, want 2", replaced)
 	}
-	if c.Revision != "r1" || c.Gen != 1 || c.StreamSeq != seq || r.RouteGeneration != 1 || r.Ack != trigger.AckVerified {
+	if c.Revision != "r1" || c.Gen != 1 || c.StreamSeq != seq || r.RouteGeneration != 1 || r.Ack != pull.AckVerified {
 		t.Errorf("accepted input: call %+v, step %+v; want revision r1, generation 1, acknowledged", c, r)
 	}
 	if last, ok := e.mon.LastStep(); !ok || last.RouteGeneration != 1 {
@@ -45,7 +46,7 @@ func TestTriggerRouteReplacement(t *testing.T) {
 	seq = e.publish(0, 0, argOK)
 	r = e.stepUntil(t, "delivery after replacement", 4, delivered)
 	c = e.nextCall(t)
-	if c.Revision != "r2" || c.Gen != 2 || c.StreamSeq != seq || r.RouteGeneration != 2 || r.Ack != trigger.AckVerified {
+	if c.Revision != "r2" || c.Gen != 2 || c.StreamSeq != seq || r.RouteGeneration != 2 || r.Ack != pull.AckVerified {
 		t.Errorf("next pull: call %+v, step %+v; want revision r2, generation 2, acknowledged", c, r)
 	}
 

@@ -181,7 +181,7 @@ func TestTriggerScopedSigningKey(t *testing.T) {
 	for i := range trigger.MaxBindings {
 		r := e.step(t)
 		if r.Binding != i || r.Result != trigger.ResultDelivered || r.StreamSeq != seqs[i] ||
-			r.Action != trigger.ActionAck || r.Ack != trigger.AckVerified {
+			r.Action != pull.ActionAck || r.Ack != pull.AckVerified {
 			t.Fatalf("step %d: %+v, want binding %d's event %d delivered and acknowledged (verified)", i+1, r, i, seqs[i])
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -42,7 +43,7 @@ func TestTriggerShutdown(t *testing.T) {
 		t.Helper()
 		last, ok := e.mon.LastStep()
 		if !ok || last.Result != trigger.ResultShutdown || last.Binding != i || last.StreamSeq != seq ||
-			last.Delivered != 1 || last.Action != trigger.ActionNone || last.Ack != trigger.AckNone {
+			last.Delivered != 1 || last.Action != pull.ActionNone || last.Ack != pull.AckNone {
 			t.Errorf("%s: LastStep %+v, want the delivery of seq %d reclaimed, nothing sent", what, last, seq)
 		}
 		if got := te.info(i); got.NumAckPending != 1 || got.NumPending != 0 || got.AckFloor.StreamSeq != 0 {

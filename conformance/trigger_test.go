@@ -239,7 +239,7 @@ func TestTriggerFullCycle(t *testing.T) {
 		t.Errorf("usage after Close: %+v", u)
 	}
 	last, ok := mon.LastStep()
-	if !ok || last.Ack != trigger.AckVerified || last.Epoch != 1 {
+	if !ok || last.Ack != pull.AckVerified || last.Epoch != 1 {
 		t.Errorf("LastStep %+v, %v", last, ok)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 	"github.com/latent-systems/latent-nats/wire"
@@ -68,7 +69,7 @@ func TestTriggerTraceLink(t *testing.T) {
 			e.led.Published(id, seq)
 		}
 		rep := e.stepUntil(t, ev.name, 10, func(r trigger.StepReport) bool { return r.Result == trigger.ResultDelivered })
-		if rep.StreamSeq != seq || rep.Outcome != trigger.OutcomeSuccess || rep.Ack != trigger.AckVerified {
+		if rep.StreamSeq != seq || rep.Outcome != trigger.OutcomeSuccess || rep.Ack != pull.AckVerified {
 			t.Fatalf("%s: report %+v, want seq %d run and acknowledged", ev.name, rep, seq)
 		}
 	}

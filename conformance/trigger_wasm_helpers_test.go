@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
@@ -223,8 +224,8 @@ type trigStepView struct {
 	Delivered       uint64
 	RouteGeneration uint64
 	Outcome         trigger.Outcome
-	Action          trigger.Action
-	Ack             trigger.AckState
+	Action          pull.Action
+	Ack             pull.AckState
 	Error           trigger.ErrorClass
 }
 

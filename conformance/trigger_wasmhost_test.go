@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
@@ -46,7 +47,7 @@ func TestTriggerWasmDeclaredFailure(t *testing.T) {
 	seq := e.publish(0, 0, argFail)
 	r := e.stepUntil(t, "delivery", 4, trigIsDelivered)
 	want := trigStepView{Result: trigger.ResultDelivered, StreamSeq: seq, Delivered: 1, RouteGeneration: 1,
-		Outcome: trigger.OutcomeDeclaredFailure, Action: trigger.ActionTerm, Ack: trigger.AckVerified}
+		Outcome: trigger.OutcomeDeclaredFailure, Action: pull.ActionTerm, Ack: pull.AckVerified}
 	if diff := cmp.Diff(want, trigViewOf(r)); diff != "" {
 		t.Errorf("step (-want +got):\n%s", diff)
 	}
@@ -108,7 +109,7 @@ func TestTriggerWasmInvalidPayloads(t *testing.T) {
 			e.led.Published(id, seq)
 			r := e.stepUntil(t, p.name, 4, trigIsDelivered)
 			want := trigStepView{Result: trigger.ResultDelivered, StreamSeq: seq, Delivered: 1, RouteGeneration: 1,
-				Outcome: trigger.OutcomeInvalidArguments, Action: trigger.ActionTerm, Ack: trigger.AckVerified}
+				Outcome: trigger.OutcomeInvalidArguments, Action: pull.ActionTerm, Ack: pull.AckVerified}
 			if diff := cmp.Diff(want, trigViewOf(r)); diff != "" {
 				t.Errorf("step (-want +got):\n%s", diff)
 			}
@@ -133,7 +134,7 @@ func TestTriggerWasmInvalidPayloads(t *testing.T) {
 	seq := e.publish(0, 0, argOK)
 	r := e.stepUntil(t, "valid payload", 4, trigIsDelivered)
 	want := trigStepView{Result: trigger.ResultDelivered, StreamSeq: seq, Delivered: 1, RouteGeneration: 1,
-		Outcome: trigger.OutcomeSuccess, Action: trigger.ActionAck, Ack: trigger.AckVerified}
+		Outcome: trigger.OutcomeSuccess, Action: pull.ActionAck, Ack: pull.AckVerified}
 	if diff := cmp.Diff(want, trigViewOf(r)); diff != "" {
 		t.Errorf("valid payload: step (-want +got):\n%s", diff)
 	}
@@ -198,7 +199,7 @@ func TestTriggerWasmPoisonRetries(t *testing.T) {
 	}
 	last, _ := e.mon.LastStep()
 	wantLast := trigStepView{Result: trigger.ResultDelivered, StreamSeq: seq, Delivered: uint64(b.MaxDeliver), RouteGeneration: 1,
-		Outcome: trigger.OutcomePlatformFailure, Action: trigger.ActionExhausted, Ack: trigger.AckVerified}
+		Outcome: trigger.OutcomePlatformFailure, Action: pull.ActionExhausted, Ack: pull.AckVerified}
 	if diff := cmp.Diff(wantLast, trigViewOf(last)); diff != "" {
 		t.Errorf("LastStep (-want +got):\n%s", diff)
 	}
@@ -236,7 +237,7 @@ func TestTriggerWasmRouteReplacement(t *testing.T) {
 	check := func(what string, r trigger.StepReport, seq, gen uint64, revision string, instance uint64) {
 		t.Helper()
 		want := trigStepView{Result: trigger.ResultDelivered, StreamSeq: seq, Delivered: 1, RouteGeneration: gen,
-			Outcome: trigger.OutcomeSuccess, Action: trigger.ActionAck, Ack: trigger.AckVerified}
+			Outcome: trigger.OutcomeSuccess, Action: pull.ActionAck, Ack: pull.AckVerified}
 		if diff := cmp.Diff(want, trigViewOf(r)); diff != "" {
 			t.Errorf("%s: step (-want +got):\n%s", what, diff)
 		}
@@ -375,7 +376,7 @@ func TestTriggerWasmShutdown(t *testing.T) {
 	}
 	last, _ := e.mon.LastStep()
 	wantLast := trigStepView{Binding: 1, Result: trigger.ResultShutdown, StreamSeq: seq1, Delivered: 1, RouteGeneration: 1,
-		Outcome: trigger.OutcomeCancelled, Action: trigger.ActionNone, Ack: trigger.AckNone, Error: trigger.ClassShutdown}
+		Outcome: trigger.OutcomeCancelled, Action: pull.ActionNone, Ack: pull.AckNone, Error: trigger.ClassShutdown}
 	if diff := cmp.Diff(wantLast, trigViewOf(last)); diff != "" {
 		t.Errorf("executing: LastStep (-want +got):\n%s", diff)
 	}
@@ -398,7 +399,7 @@ func TestTriggerWasmShutdown(t *testing.T) {
 	e.host.set(nil, nil)
 	last, _ = e.mon.LastStep()
 	wantLast = trigStepView{Binding: 0, Result: trigger.ResultShutdown, StreamSeq: pending[0], Delivered: 1, RouteGeneration: 1,
-		Outcome: trigger.OutcomeCancelled, Action: trigger.ActionNone, Ack: trigger.AckNone, Error: trigger.ClassShutdown}
+		Outcome: trigger.OutcomeCancelled, Action: pull.ActionNone, Ack: pull.AckNone, Error: trigger.ClassShutdown}
 	if diff := cmp.Diff(wantLast, trigViewOf(last)); diff != "" {
 		t.Errorf("pending: LastStep (-want +got):\n%s", diff)
 	}
@@ -531,7 +532,7 @@ func TestTriggerWasmOverload(t *testing.T) {
 	deliver := func(what string, seq uint64, instance uint64) {
 		t.Helper()
 		r := e.stepUntil(t, what, 4, trigIsDelivered)
-		if r.StreamSeq != seq || r.Outcome != trigger.OutcomeSuccess || r.Ack != trigger.AckVerified {
+		if r.StreamSeq != seq || r.Outcome != trigger.OutcomeSuccess || r.Ack != pull.AckVerified {
 			t.Errorf("%s: delivery %+v, want seq %d acknowledged", what, r, seq)
 		}
 		wantRun := trigWasmRun{Binding: e.cfg.Bindings[0].ID, Revision: "r1", StreamSeq: seq, Delivered: 1, Instance: instance, Result: refhost.ResultValue{}}
@@ -627,7 +628,7 @@ func TestTriggerWasmIdleBindings(t *testing.T) {
 	delivered := 0
 	deadline := time.Now().Add(trigWait)
 	for n := 0; n < trigger.MaxBindings && delivered < len(targets) && time.Now().Before(deadline); n++ {
-		if r := e.step(t); r.Result == trigger.ResultDelivered && r.Ack == trigger.AckVerified {
+		if r := e.step(t); r.Result == trigger.ResultDelivered && r.Ack == pull.AckVerified {
 			delivered++
 		}
 	}

@@ -34,7 +34,8 @@ const (
 // at the consumer's last delivery) and ActionNone (nothing sent) complete
 // the vocabulary of a report of one delivery, as package trigger's
 // StepReport.Action uses it; they are no command, and Command.Validate
-// refuses them. This is the one definition: trigger's Action is this type.
+// refuses them. It is the one vocabulary: trigger's StepReport.Action is of
+// this type.
 type Action uint8
 
 const (
@@ -169,8 +170,8 @@ func appendCommand(dst []byte, c Command) ([]byte, error) {
 	return dst, nil
 }
 
-// AckState is what is known of an acknowledgement. This is the one
-// definition: package trigger's AckState is this type.
+// AckState is what is known of an acknowledgement. It is the one
+// vocabulary: package trigger's StepReport.Ack is of this type.
 type AckState uint8
 
 const (

@@ -129,7 +129,7 @@ func TestLameDuckDuringStep(t *testing.T) {
 				r.net.publish(0, `["once"]`)
 				tc.lame(r.net)
 				rep := r.step(t)
-				if rep.Result != ResultDelivered || rep.Ack != AckVerified || rep.Error != 0 {
+				if rep.Result != ResultDelivered || rep.Ack != pull.AckVerified || rep.Error != 0 {
 					t.Errorf("report %+v, want delivered and verified", rep)
 				}
 				if diff := cmp.Diff([]string{`b0 seq=1 n=1 +ACK`}, r.net.ackLog()); diff != "" {
@@ -173,7 +173,7 @@ func TestLameDuckReadByCheck(t *testing.T) {
 		if diff := cmp.Diff(want, r.ev.take()); diff != "" {
 			t.Errorf("events (-want +got):\n%s", diff)
 		}
-		if rep.Ack != AckVerified {
+		if rep.Ack != pull.AckVerified {
 			t.Errorf("report %+v", rep)
 		}
 		if u := r.pools.Usage(); u.Connections != 1 || r.net.openLinks() != 1 {
@@ -264,7 +264,7 @@ func TestSlowReservationKeepsConnection(t *testing.T) {
 		}
 		r.net.publish(0, `[]`)
 		rep := r.step(t)
-		if rep.Result != ResultDelivered || rep.Ack != AckVerified {
+		if rep.Result != ResultDelivered || rep.Ack != pull.AckVerified {
 			t.Errorf("report %+v, want delivered and verified", rep)
 		}
 		if s := r.mon.Snapshot(); s.Dials != 1 || s.Replaced != 0 {

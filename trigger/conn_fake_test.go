@@ -90,7 +90,7 @@ func TestLameDuckDuringPullOverConn(t *testing.T) {
 	r := newRig(t, cfg, PoolLimits{})
 	dialTo(r, srv)
 	rep := r.step(t)
-	if rep.Result != ResultDelivered || rep.Ack != AckVerified || rep.Error != 0 {
+	if rep.Result != ResultDelivered || rep.Ack != pull.AckVerified || rep.Error != 0 {
 		t.Errorf("report %+v, want delivered and verified", rep)
 	}
 	if acts, payloads := r.host.acts(); len(acts) != 1 || payloads[0] != `["once"]` {
@@ -173,7 +173,7 @@ func TestTraceLinkOverConn(t *testing.T) {
 	r := newRig(t, cfg, PoolLimits{})
 	dialTo(r, srv)
 	for i := range 2 {
-		if rep := r.step(t); rep.Result != ResultDelivered || rep.Ack != AckVerified || rep.Error != 0 {
+		if rep := r.step(t); rep.Result != ResultDelivered || rep.Ack != pull.AckVerified || rep.Error != 0 {
 			t.Fatalf("step %d: report %+v, want delivered and verified", i, rep)
 		}
 	}

@@ -188,12 +188,12 @@
 // authentication or permission rejection are +TERM; timeout, cancellation
 // and platform failure are a -NAK delayed by the binding's NAK delay while
 // deliveries remain, and +TERM reported as exhausted at the last one. When
-// the owner stops during a step (ActionNone), or the credential check
-// before the acknowledgement says no, nothing is sent (AckNone): everything
+// the owner stops during a step (pull.ActionNone), or the credential check
+// before the acknowledgement says no, nothing is sent (pull.AckNone): everything
 // is reclaimed locally and the broker redelivers after its ack wait. An
 // acknowledgement is
-// AckVerified when the broker's receipt arrived within the ack wait,
-// AckVerifiedLate after it, and AckUncertain when the command may have
+// pull.AckVerified when the broker's receipt arrived within the ack wait,
+// pull.AckVerifiedLate after it, and pull.AckUncertain when the command may have
 // been written but no receipt was seen; it is never replayed.
 //
 // # Monitor

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/latent-systems/latent-nats/pull"
 )
 
 // The fixed messages of the runtime's log (PoolConfig.Logger). Each is a
@@ -249,13 +251,13 @@ func (t *Triggers) logStep(b *bindingState, r *StepReport) {
 	if !g.on() || r.Result != ResultDelivered {
 		return
 	}
-	if r.Action == ActionExhausted {
+	if r.Action == pull.ActionExhausted {
 		g.binding(slog.LevelWarn, msgExhausted, b, r)
 	}
 	switch r.Ack {
-	case AckUncertain:
+	case pull.AckUncertain:
 		g.binding(slog.LevelWarn, msgAckUncertain, b, r, slog.String(keyClass, ClassAckUncertain.String()))
-	case AckVerifiedLate:
+	case pull.AckVerifiedLate:
 		g.binding(slog.LevelWarn, msgAckLate, b, r)
 	}
 }

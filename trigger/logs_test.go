@@ -384,7 +384,7 @@ func TestLogNilAllocs(t *testing.T) {
 		{"nil logger, mismatch", quiet, StepReport{Result: ResultFailed, Error: ClassProfile}},
 		{"nil logger, consumer missing", quiet, StepReport{Result: ResultFailed, Error: ClassConsumerMissing}},
 		{"nil logger, credential", quiet, StepReport{Result: ResultSkipped, Error: ClassCredential}},
-		{"nil logger, uncertain", quiet, StepReport{Result: ResultDelivered, StreamSeq: 1, Delivered: 1, Action: ActionExhausted, Ack: AckUncertain}},
+		{"nil logger, uncertain", quiet, StepReport{Result: ResultDelivered, StreamSeq: 1, Delivered: 1, Action: pull.ActionExhausted, Ack: pull.AckUncertain}},
 		{"logger, steady", loud, StepReport{Result: ResultEmpty}},
 	}
 	for _, tc := range tests {

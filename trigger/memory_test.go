@@ -274,7 +274,7 @@ func (m *memRig) round(t *testing.T, epoch uint64) memFigures {
 	f.inFlight = m.deliverAll(t, ctx)
 	want := StepReport{
 		Step: 1, Epoch: epoch, Result: ResultDelivered, StreamSeq: 1, Delivered: 1, RouteGeneration: 1,
-		Outcome: OutcomeSuccess, Action: ActionAck, Ack: AckVerified,
+		Outcome: OutcomeSuccess, Action: pull.ActionAck, Ack: pull.AckVerified,
 	}
 	for i := range m.trigs {
 		if m.errs[i] != nil || m.slots[i].err != nil {

@@ -50,26 +50,6 @@ func (r StepResult) String() string {
 	return "StepResult(" + strconv.Itoa(int(r)) + ")"
 }
 
-// AckState is what is known of the acknowledgement of a delivery. It is
-// pull's AckState, so the report and the receipt cannot disagree; its
-// String is "none", "verified", "verified late" or "uncertain".
-type AckState = pull.AckState
-
-// Acknowledgement states.
-const (
-	// AckNone: no command was sent (no delivery, shutdown, a refused
-	// check, or the connection refused the command before writing it).
-	AckNone = pull.AckNone
-	// AckVerified: the broker's receipt arrived within the ack wait.
-	AckVerified = pull.AckVerified
-	// AckVerifiedLate: the receipt arrived after the ack wait; the broker
-	// may have redelivered meanwhile.
-	AckVerifiedLate = pull.AckVerifiedLate
-	// AckUncertain: the command may have been written but no receipt was
-	// seen. It is never replayed; the broker may redeliver.
-	AckUncertain = pull.AckUncertain
-)
-
 // ErrorClass groups what went wrong in a step. The zero value means none.
 type ErrorClass uint8
 
@@ -270,10 +250,21 @@ type StepReport struct {
 	// it until the next report replaces it: a host keeps it small); no
 	// metric or log carries it.
 	Cause error
-	// Action is what was decided for the broker, 0 when nothing was
-	// delivered.
-	Action Action
-	Ack    AckState
+	// Action is what was decided for the broker, the right-hand column
+	// of the profile's outcome table (ActionFor), 0 when nothing was
+	// delivered. pull.ActionNone means the owner stopped (operator
+	// shutdown): nothing is sent, and the broker redelivers after its ack
+	// wait. A credential check that refuses the acknowledgement keeps the
+	// planned action here and reports pull.AckNone in Ack.
+	Action pull.Action
+	// Ack is what is known of the acknowledgement: pull.AckNone when no
+	// command was sent (no delivery, shutdown, a refused check, or the
+	// connection refused the command before writing it), pull.AckVerified
+	// when the broker's receipt arrived within the ack wait,
+	// pull.AckVerifiedLate after it (the broker may have redelivered
+	// meanwhile), pull.AckUncertain when the command may have been written
+	// but no receipt was seen (never replayed; the broker may redeliver).
+	Ack pull.AckState
 	// Error is the class of what went wrong, 0 when nothing did.
 	Error ErrorClass
 	// Resource is the pool limit that refused a reservation
@@ -631,26 +622,26 @@ func (m *Monitor) record(r *StepReport, empty emptyBy, dials, replaced uint64, i
 	}
 	if r.Delivered > 0 {
 		c.Delivered++
-		if r.Ack == AckNone {
+		if r.Ack == pull.AckNone {
 			c.Unacknowledged++
 		}
 	}
-	if r.Ack != AckNone && r.Ack != 0 {
+	if r.Ack != pull.AckNone && r.Ack != 0 {
 		switch r.Action {
-		case ActionAck:
+		case pull.ActionAck:
 			c.Acked++
-		case ActionTerm:
+		case pull.ActionTerm:
 			c.Termed++
-		case ActionNak:
+		case pull.ActionNak:
 			c.Nacked++
-		case ActionExhausted:
+		case pull.ActionExhausted:
 			c.Exhausted++
 		}
 	}
 	switch r.Ack {
-	case AckUncertain:
+	case pull.AckUncertain:
 		c.Uncertain++
-	case AckVerifiedLate:
+	case pull.AckVerifiedLate:
 		c.Late++
 	}
 	switch {

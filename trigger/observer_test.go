@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/pull"
 )
 
 // observingHost is the fake host with StepObserver: each observation also
@@ -96,7 +97,7 @@ func TestStepObserverShutdown(t *testing.T) {
 			t.Fatalf("%d reports observed, want 1", len(h.reports))
 		}
 		got := h.reports[0]
-		if got.Result != ResultShutdown || got.StreamSeq != 1 || got.Delivered != 1 || got.Ack != AckNone || got.Action != ActionNone {
+		if got.Result != ResultShutdown || got.StreamSeq != 1 || got.Delivered != 1 || got.Ack != pull.AckNone || got.Action != pull.ActionNone {
 			t.Errorf("observed %+v, want a shutdown of delivery 1 with nothing sent", got)
 		}
 	})
@@ -123,7 +124,7 @@ func TestStepReportCause(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Outcome != OutcomeInvalidArguments || rep.Action != ActionTerm {
+		if rep.Outcome != OutcomeInvalidArguments || rep.Action != pull.ActionTerm {
 			t.Fatalf("outcome %v, action %v; want invalid arguments, term", rep.Outcome, rep.Action)
 		}
 		var ce *causeError

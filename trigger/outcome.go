@@ -6,30 +6,6 @@ import (
 	"github.com/latent-systems/latent-nats/pull"
 )
 
-// Action is what the runtime sends to the broker for one delivery, the
-// right-hand column of the profile's outcome table. It is pull's Action, so
-// the report and the command cannot disagree; its String is "ack", "term",
-// "nak", "exhausted" or "none" (for zero too: no delivery, so no action).
-type Action = pull.Action
-
-// Actions.
-const (
-	// ActionAck sends +ACK: processed, never redelivered.
-	ActionAck = pull.ActionAck
-	// ActionTerm sends +TERM: never redelivered, not processed.
-	ActionTerm = pull.ActionTerm
-	// ActionNak sends -NAK with the binding's delay: redelivered later.
-	ActionNak = pull.ActionNak
-	// ActionExhausted sends +TERM for a retryable failure at the
-	// configured last delivery, and is reported as exhausted.
-	ActionExhausted = pull.ActionExhausted
-	// ActionNone sends nothing: the owner stopped (operator shutdown). The
-	// delivery stays unacknowledged and the broker redelivers it after its
-	// ack wait. A credential check that refuses the acknowledgement keeps
-	// the planned action in the report and records AckNone instead.
-	ActionNone = pull.ActionNone
-)
-
 // Retryable reports whether an outcome may succeed on another delivery:
 // timeout, cancellation and platform failure (and, conservatively, any
 // value outside the list). Everything the function or its contract decided
@@ -62,29 +38,29 @@ func (o Outcome) Retryable() bool {
 // delivered is the broker's delivery count of this delivery (1 on the
 // first), maxDeliver the consumer's max_deliver. An outcome outside the
 // list is treated as a platform failure. Operator shutdown is not an
-// outcome: the step sends nothing then (ActionNone).
-func ActionFor(o Outcome, delivered uint64, maxDeliver int) Action {
+// outcome: the step sends nothing then (pull.ActionNone).
+func ActionFor(o Outcome, delivered uint64, maxDeliver int) pull.Action {
 	switch o {
 	case OutcomeSuccess:
-		return ActionAck
+		return pull.ActionAck
 	case OutcomeDeclaredFailure,
 		OutcomeInvalidArguments,
 		OutcomeIncompatibleContract,
 		OutcomeAuthenticationRejected,
 		OutcomePermissionRejected:
-		return ActionTerm
+		return pull.ActionTerm
 	}
 	// Timeout, cancellation, platform failure and anything unknown.
 	if maxDeliver > 0 && delivered >= uint64(maxDeliver) {
-		return ActionExhausted
+		return pull.ActionExhausted
 	}
-	return ActionNak
+	return pull.ActionNak
 }
 
 // termReason is the fixed TERM reason the broker puts in its terminated
 // advisory: the outcome's name, never text from the activation.
-func termReason(a Action, o Outcome) string {
-	if a == ActionExhausted {
+func termReason(a pull.Action, o Outcome) string {
+	if a == pull.ActionExhausted {
 		return "exhausted"
 	}
 	switch o {
@@ -103,14 +79,14 @@ func termReason(a Action, o Outcome) string {
 }
 
 // commandFor returns the acknowledgement of an action, and false for
-// ActionNone (and anything outside the list), which sends nothing.
-func commandFor(a Action, o Outcome, nakDelay time.Duration) (pull.Command, bool) {
+// pull.ActionNone (and anything outside the list), which sends nothing.
+func commandFor(a pull.Action, o Outcome, nakDelay time.Duration) (pull.Command, bool) {
 	switch a {
-	case ActionAck:
+	case pull.ActionAck:
 		return pull.Ack(), true
-	case ActionTerm, ActionExhausted:
+	case pull.ActionTerm, pull.ActionExhausted:
 		return pull.Term(termReason(a, o)), true
-	case ActionNak:
+	case pull.ActionNak:
 		return pull.Nak(nakDelay), true
 	}
 	return pull.Command{}, false

@@ -15,35 +15,35 @@ func TestActionFor(t *testing.T) {
 	const maxDeliver = 3
 	tests := []struct {
 		outcome            Outcome
-		first, mid, last   Action
+		first, mid, last   pull.Action
 		retryable          bool
 		termReasonAtFirst  string
 		commandAtFirstText string
 	}{
-		{OutcomeSuccess, ActionAck, ActionAck, ActionAck, false, "", "+ACK"},
-		{OutcomeDeclaredFailure, ActionTerm, ActionTerm, ActionTerm, false, "declared failure", "+TERM declared failure"},
-		{OutcomeInvalidArguments, ActionTerm, ActionTerm, ActionTerm, false, "invalid arguments", "+TERM invalid arguments"},
-		{OutcomeIncompatibleContract, ActionTerm, ActionTerm, ActionTerm, false, "incompatible contract", "+TERM incompatible contract"},
-		{OutcomeAuthenticationRejected, ActionTerm, ActionTerm, ActionTerm, false, "authentication rejected", "+TERM authentication rejected"},
-		{OutcomePermissionRejected, ActionTerm, ActionTerm, ActionTerm, false, "permission rejected", "+TERM permission rejected"},
-		{OutcomeTimeout, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
-		{OutcomeCancelled, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
-		{OutcomePlatformFailure, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		{OutcomeSuccess, pull.ActionAck, pull.ActionAck, pull.ActionAck, false, "", "+ACK"},
+		{OutcomeDeclaredFailure, pull.ActionTerm, pull.ActionTerm, pull.ActionTerm, false, "declared failure", "+TERM declared failure"},
+		{OutcomeInvalidArguments, pull.ActionTerm, pull.ActionTerm, pull.ActionTerm, false, "invalid arguments", "+TERM invalid arguments"},
+		{OutcomeIncompatibleContract, pull.ActionTerm, pull.ActionTerm, pull.ActionTerm, false, "incompatible contract", "+TERM incompatible contract"},
+		{OutcomeAuthenticationRejected, pull.ActionTerm, pull.ActionTerm, pull.ActionTerm, false, "authentication rejected", "+TERM authentication rejected"},
+		{OutcomePermissionRejected, pull.ActionTerm, pull.ActionTerm, pull.ActionTerm, false, "permission rejected", "+TERM permission rejected"},
+		{OutcomeTimeout, pull.ActionNak, pull.ActionNak, pull.ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		{OutcomeCancelled, pull.ActionNak, pull.ActionNak, pull.ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		{OutcomePlatformFailure, pull.ActionNak, pull.ActionNak, pull.ActionExhausted, true, "", `-NAK {"delay":500000000}`},
 		// Outside the list: a platform failure.
-		{0, ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
-		{Outcome(numOutcomes + 1), ActionNak, ActionNak, ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		{0, pull.ActionNak, pull.ActionNak, pull.ActionExhausted, true, "", `-NAK {"delay":500000000}`},
+		{Outcome(numOutcomes + 1), pull.ActionNak, pull.ActionNak, pull.ActionExhausted, true, "", `-NAK {"delay":500000000}`},
 	}
 	seen := map[Outcome]bool{}
 	for _, tc := range tests {
 		seen[tc.outcome] = true
 		t.Run(tc.outcome.String(), func(t *testing.T) {
-			got := []Action{
+			got := []pull.Action{
 				ActionFor(tc.outcome, 1, maxDeliver),
 				ActionFor(tc.outcome, 2, maxDeliver),
 				ActionFor(tc.outcome, maxDeliver, maxDeliver),
 				ActionFor(tc.outcome, maxDeliver+1, maxDeliver),
 			}
-			want := []Action{tc.first, tc.mid, tc.last, tc.last}
+			want := []pull.Action{tc.first, tc.mid, tc.last, tc.last}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("actions at deliveries 1, 2, max, max+1 (-want +got):\n%s", diff)
 			}
@@ -72,7 +72,7 @@ func TestActionFor(t *testing.T) {
 // TestActionForMaxDeliverOne: with one delivery allowed, a retryable
 // failure is exhausted at once.
 func TestActionForMaxDeliverOne(t *testing.T) {
-	if got := ActionFor(OutcomeTimeout, 1, 1); got != ActionExhausted {
+	if got := ActionFor(OutcomeTimeout, 1, 1); got != pull.ActionExhausted {
 		t.Errorf("ActionFor(timeout, 1, 1) = %v, want exhausted", got)
 	}
 }
@@ -80,17 +80,17 @@ func TestActionForMaxDeliverOne(t *testing.T) {
 // TestCommandFor lists every Action.
 func TestCommandFor(t *testing.T) {
 	tests := []struct {
-		action Action
+		action pull.Action
 		send   bool
 		want   pull.Command
 	}{
-		{ActionAck, true, pull.Ack()},
-		{ActionTerm, true, pull.Term("declared failure")},
-		{ActionNak, true, pull.Nak(time.Second)},
-		{ActionExhausted, true, pull.Term("exhausted")},
-		{ActionNone, false, pull.Command{}},
+		{pull.ActionAck, true, pull.Ack()},
+		{pull.ActionTerm, true, pull.Term("declared failure")},
+		{pull.ActionNak, true, pull.Nak(time.Second)},
+		{pull.ActionExhausted, true, pull.Term("exhausted")},
+		{pull.ActionNone, false, pull.Command{}},
 		{0, false, pull.Command{}},
-		{ActionNone + 1, false, pull.Command{}},
+		{pull.ActionNone + 1, false, pull.Command{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.action.String(), func(t *testing.T) {
@@ -122,24 +122,24 @@ func TestEnumStrings(t *testing.T) {
 		{OutcomeCancelled.String(), "cancelled"},
 		{OutcomePlatformFailure.String(), "platform failure"},
 		{Outcome(numOutcomes + 1).String(), "Outcome(10)"},
-		{Action(0).String(), "none"},
-		{ActionAck.String(), "ack"},
-		{ActionTerm.String(), "term"},
-		{ActionNak.String(), "nak"},
-		{ActionExhausted.String(), "exhausted"},
-		{ActionNone.String(), "none"},
-		{(ActionNone + 1).String(), "Action(6)"},
+		{pull.Action(0).String(), "none"},
+		{pull.ActionAck.String(), "ack"},
+		{pull.ActionTerm.String(), "term"},
+		{pull.ActionNak.String(), "nak"},
+		{pull.ActionExhausted.String(), "exhausted"},
+		{pull.ActionNone.String(), "none"},
+		{(pull.ActionNone + 1).String(), "Action(6)"},
 		{ResultSkipped.String(), "skipped"},
 		{ResultEmpty.String(), "empty"},
 		{ResultDelivered.String(), "delivered"},
 		{ResultFailed.String(), "failed"},
 		{ResultShutdown.String(), "shutdown"},
 		{(ResultShutdown + 1).String(), "StepResult(6)"},
-		{AckNone.String(), "none"},
-		{AckVerified.String(), "verified"},
-		{AckVerifiedLate.String(), "verified late"},
-		{AckUncertain.String(), "uncertain"},
-		{(AckNone + 1).String(), "AckState(5)"},
+		{pull.AckNone.String(), "none"},
+		{pull.AckVerified.String(), "verified"},
+		{pull.AckVerifiedLate.String(), "verified late"},
+		{pull.AckUncertain.String(), "uncertain"},
+		{(pull.AckNone + 1).String(), "AckState(5)"},
 		{ErrorClass(0).String(), "none"},
 		{ErrorClass(numErrorClasses + 1).String(), "ErrorClass(24)"},
 		{DialFailure(0).String(), "none"},

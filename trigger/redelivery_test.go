@@ -52,7 +52,7 @@ func TestAwaitingRedeliveryAfterNak(t *testing.T) {
 		r.net.publish(0, `[]`)
 		nakAt := time.Now()
 		rep := r.step(t)
-		if rep.Action != ActionNak || rep.Ack != AckVerified {
+		if rep.Action != pull.ActionNak || rep.Ack != pull.AckVerified {
 			t.Fatalf("first step %+v, want a verified NAK", rep)
 		}
 		delay := r.trig.bindings[0].cfg.NakDelay()
@@ -73,11 +73,11 @@ func TestAwaitingRedeliveryAfterNak(t *testing.T) {
 		// The delay has passed: the next visit pulls the redelivery at
 		// once, and then the message behind it.
 		rep = r.step(t)
-		if rep.Result != ResultDelivered || rep.Delivered != 2 || rep.Ack != AckVerified || rep.Action != ActionAck {
+		if rep.Result != ResultDelivered || rep.Delivered != 2 || rep.Ack != pull.AckVerified || rep.Action != pull.ActionAck {
 			t.Errorf("the visit after the NAK delay: %+v, want the redelivery acknowledged", rep)
 		}
 		rep = r.step(t)
-		if rep.Result != ResultDelivered || rep.Delivered != 1 || rep.Ack != AckVerified {
+		if rep.Result != ResultDelivered || rep.Delivered != 1 || rep.Ack != pull.AckVerified {
 			t.Errorf("the visit after the redelivery: %+v, want the next message", rep)
 		}
 		if got := r.mon.Snapshot().Totals.Awaiting; got != uint64(len(reps)) {
@@ -100,13 +100,13 @@ func TestAwaitingRedeliveryUnacknowledged(t *testing.T) {
 		outcome Outcome
 		ack     func(cmd pull.Command) (pull.Receipt, bool, error)
 		cred    bool // the credential fails before the acknowledgement
-		state   AckState
+		state   pull.AckState
 		// nak: the wait ends at the NAK delay, not the ack wait.
 		nak bool
 	}{
-		{"uncertain ack", OutcomeSuccess, uncertain, false, AckUncertain, false},
-		{"not sent", OutcomeSuccess, nil, true, AckNone, false},
-		{"uncertain nak", OutcomeTimeout, uncertain, false, AckUncertain, true},
+		{"uncertain ack", OutcomeSuccess, uncertain, false, pull.AckUncertain, false},
+		{"not sent", OutcomeSuccess, nil, true, pull.AckNone, false},
+		{"uncertain nak", OutcomeTimeout, uncertain, false, pull.AckUncertain, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,7 +149,7 @@ func TestAwaitingRedeliveryUnacknowledged(t *testing.T) {
 						awaiting++
 					}
 				}
-				if got := r.mon.Snapshot().Totals.Awaiting; got != uint64(awaiting) || (awaiting < len(reps)) != (tc.state == AckUncertain) {
+				if got := r.mon.Snapshot().Totals.Awaiting; got != uint64(awaiting) || (awaiting < len(reps)) != (tc.state == pull.AckUncertain) {
 					t.Errorf("Awaiting %d, want %d of %d visits (the others backed off after an uncertain ack only)", got, awaiting, len(reps))
 				}
 				if tc.nak {

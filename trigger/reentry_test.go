@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/pull"
 )
 
 // The tests of "Host code and the installation" (host.go): host code runs
@@ -84,14 +85,14 @@ func TestCallbackCallsInstallation(t *testing.T) {
 		callErr error
 		stepErr error
 		// ack is the report's acknowledgement.
-		ack AckState
+		ack pull.AckState
 		// closed: the installation is closed and the pools hold nothing
 		// once Step returned; links are the connections left open.
 		closed bool
 		links  int
 		// nextErr and nextAck are those of a next step with a message.
 		nextErr error
-		nextAck AckState
+		nextAck pull.AckState
 	}
 	rotation := func(t *testing.T, r *rig) Credential {
 		s, err := credential.FromToken("token-of-t0-rotated-0123456789")
@@ -105,15 +106,15 @@ func TestCallbackCallsInstallation(t *testing.T) {
 	// open is the outcome of a call that leaves the step and the
 	// installation alone.
 	open := func(string) outcome {
-		return outcome{ack: AckVerified, links: 1, nextAck: AckVerified}
+		return outcome{ack: pull.AckVerified, links: 1, nextAck: pull.AckVerified}
 	}
 	// closing is the outcome of a Close: the delivery is acknowledged
 	// when Close came after the acknowledgement.
 	closing := func(site string) outcome {
 		// The next Step is refused: its report is the zero one.
-		o := outcome{stepErr: ErrClosed, ack: AckNone, closed: true, nextErr: ErrClosed}
+		o := outcome{stepErr: ErrClosed, ack: pull.AckNone, closed: true, nextErr: ErrClosed}
 		if site == "release" || site == "observe" {
-			o.ack = AckVerified
+			o.ack = pull.AckVerified
 		}
 		return o
 	}
@@ -124,7 +125,7 @@ func TestCallbackCallsInstallation(t *testing.T) {
 	}{
 		{"Close", func(_ *testing.T, r *rig, _ context.Context) error { r.trig.Close(); return nil }, closing},
 		{"CloseIdle", func(_ *testing.T, r *rig, _ context.Context) error { r.trig.CloseIdle(); return nil },
-			func(string) outcome { return outcome{ack: AckVerified, nextAck: AckVerified} }},
+			func(string) outcome { return outcome{ack: pull.AckVerified, nextAck: pull.AckVerified} }},
 		// With the callback's own context, if it was given one, then with
 		// another.
 		{"Step", func(_ *testing.T, r *rig, ctx context.Context) error {
@@ -209,7 +210,7 @@ func TestCallbackCloseIdleClosesAtStepEnd(t *testing.T) {
 			}
 			return OutcomeSuccess
 		}
-		if rep := r.step(t); rep.Ack != AckVerified {
+		if rep := r.step(t); rep.Ack != pull.AckVerified {
 			t.Errorf("step %+v, want acknowledged", rep)
 		}
 		if u := r.pools.Usage(); u.Connections != 0 || u.Clients != 0 || r.net.openLinks() != 0 {
@@ -217,7 +218,7 @@ func TestCallbackCloseIdleClosesAtStepEnd(t *testing.T) {
 		}
 		r.host.activate = nil
 		r.net.publish(0, `[]`)
-		if rep := r.step(t); rep.Ack != AckVerified || r.net.dialCount() != 2 {
+		if rep := r.step(t); rep.Ack != pull.AckVerified || r.net.dialCount() != 2 {
 			t.Errorf("next step %+v, dials %d: want a new connection", rep, r.net.dialCount())
 		}
 	})
@@ -273,7 +274,7 @@ func TestCloseFromAnotherGoroutineMidActivation(t *testing.T) {
 		if !errors.Is(stepErr, ErrClosed) || !errors.Is(cause, ErrClosed) {
 			t.Errorf("Step: %v, activation's cause %v: want ErrClosed", stepErr, cause)
 		}
-		if rep.Ack != AckNone || len(r.net.ackLog()) != 0 || r.host.held() != 0 {
+		if rep.Ack != pull.AckNone || len(r.net.ackLog()) != 0 || r.host.held() != 0 {
 			t.Errorf("report %+v, acks %v, held %d: want nothing acknowledged, the reservation released", rep, r.net.ackLog(), r.host.held())
 		}
 	})
@@ -297,7 +298,7 @@ func TestCallbackWaitsForClose(t *testing.T) {
 			return OutcomeSuccess
 		}
 		rep, err := r.trig.Step(t.Context(), r.host)
-		if !errors.Is(err, ErrClosed) || rep.Ack != AckNone || len(r.net.ackLog()) != 0 {
+		if !errors.Is(err, ErrClosed) || rep.Ack != pull.AckNone || len(r.net.ackLog()) != 0 {
 			t.Errorf("Step: %v, report %+v, acks %v: want ErrClosed, nothing acknowledged", err, rep, r.net.ackLog())
 		}
 		if u := r.pools.Usage(); u != (Usage{}) || r.net.openLinks() != 0 || r.host.held() != 0 {
@@ -332,7 +333,7 @@ func TestCallbackWaitsForOtherCalls(t *testing.T) {
 			<-done
 			return OutcomeSuccess
 		}
-		if rep := r.step(t); rep.Ack != AckVerified {
+		if rep := r.step(t); rep.Ack != pull.AckVerified {
 			t.Errorf("step %+v, want acknowledged", rep)
 		}
 		if !errors.Is(stepErr, ErrRunning) || rotErr != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/pull"
 )
 
 // rotRig is a rig whose dials record the secret each authenticated with.
@@ -84,7 +85,7 @@ func TestRotateReplacesConnectionAtCheckout(t *testing.T) {
 		t.Fatalf("%d open links after Rotate, want the pooled one kept until its checkout", got)
 	}
 	r.net.publish(0, "p2")
-	if rep := r.step(t); rep.Result != ResultDelivered || rep.Ack != AckVerified {
+	if rep := r.step(t); rep.Result != ResultDelivered || rep.Ack != pull.AckVerified {
 		t.Fatalf("step after the rotation: %+v", rep)
 	}
 	if got, want := r.dialled(), []*credential.Secret{old, next.Secret}; !equalSecrets(got, want) {
@@ -231,7 +232,7 @@ func TestRotateFromCallback(t *testing.T) {
 	if rotErr != nil {
 		t.Fatalf("Rotate in the activation: %v", rotErr)
 	}
-	if rep.Result != ResultDelivered || rep.Ack != AckVerified || rep.Error != 0 {
+	if rep.Result != ResultDelivered || rep.Ack != pull.AckVerified || rep.Error != 0 {
 		t.Fatalf("step that rotated: %+v, want acknowledged", rep)
 	}
 	if old.Wiped() || r.net.openLinks() != 1 {
@@ -239,7 +240,7 @@ func TestRotateFromCallback(t *testing.T) {
 	}
 	r.host.activate = nil
 	r.net.publish(0, "p2")
-	if rep := r.step(t); rep.Result != ResultDelivered || rep.Ack != AckVerified {
+	if rep := r.step(t); rep.Result != ResultDelivered || rep.Ack != pull.AckVerified {
 		t.Fatalf("next step: %+v", rep)
 	}
 	if !old.Wiped() || len(r.dialled()) != 2 {
@@ -272,7 +273,7 @@ func TestRotateExpiryCheckedAtOnce(t *testing.T) {
 		return OutcomeSuccess
 	}
 	r.net.publish(0, "p1")
-	if rep := r.step(t); rep.Ack != AckNone || rep.Error != ClassCredential {
+	if rep := r.step(t); rep.Ack != pull.AckNone || rep.Error != ClassCredential {
 		t.Errorf("step whose activation rotated in an expired secret: %+v, want nothing sent (credential)", rep)
 	}
 	r.host.activate = nil

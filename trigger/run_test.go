@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/pull"
 )
 
 // visited returns the binding IDs of the steps in the event log, in order.
@@ -201,7 +202,7 @@ func TestStaleConnectionReplacedOnce(t *testing.T) {
 		if diff := cmp.Diff(want, r.ev.take()); diff != "" {
 			t.Errorf("events (-want +got):\n%s", diff)
 		}
-		if rep.Ack != AckVerified || r.net.dialCount() != 2 {
+		if rep.Ack != pull.AckVerified || r.net.dialCount() != 2 {
 			t.Errorf("report %+v, dials %d", rep, r.net.dialCount())
 		}
 		if u := r.pools.Usage(); u.Connections != 1 || r.net.openLinks() != 1 {
@@ -376,7 +377,7 @@ func TestShutdown(t *testing.T) {
 				if acts, _ := r.host.acts(); len(acts) != wantAct {
 					t.Errorf("%d activations, want %d", len(acts), wantAct)
 				}
-				if last.Result != ResultShutdown || last.Action != ActionNone || last.Ack != AckNone || last.Error != ClassShutdown || last.Delivered != 1 {
+				if last.Result != ResultShutdown || last.Action != pull.ActionNone || last.Ack != pull.AckNone || last.Error != ClassShutdown || last.Delivered != 1 {
 					t.Errorf("LastStep %+v", last)
 				}
 				if s := r.mon.Snapshot().Totals; s.Unacknowledged != 1 {

@@ -187,7 +187,7 @@ func checkReleased(t *testing.T, r *rig, ph stallPhase) {
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Counts{})); diff != "" {
 		t.Errorf("monitor totals (-want +got):\n%s", diff)
 	}
-	if last, ok := r.mon.LastStep(); ph.activated && (!ok || last.Ack != AckUncertain) {
+	if last, ok := r.mon.LastStep(); ph.activated && (!ok || last.Ack != pull.AckUncertain) {
 		t.Errorf("last step %+v (%v), want its ack uncertain", last, ok)
 	}
 }

@@ -119,7 +119,7 @@ func (t *Triggers) step(ctx context.Context, host Host) (StepReport, error) {
 	t.sweep(now)
 	b := t.nextBinding()
 	t.steps++
-	r := StepReport{Step: t.steps, Epoch: t.epoch, Binding: b.index, At: now, Ack: AckNone}
+	r := StepReport{Step: t.steps, Epoch: t.epoch, Binding: b.index, At: now, Ack: pull.AckNone}
 	cl := &t.tenants[b.tenant].client
 	dials, replaced := cl.dials, cl.replaced
 	r, empty, info, err := t.visitBinding(ctx, host, b, r)
@@ -128,8 +128,8 @@ func (t *Triggers) step(ctx context.Context, host Host) (StepReport, error) {
 		r.Result = ResultShutdown
 		r.Error = ClassShutdown
 		if r.Delivered > 0 {
-			r.Action = ActionNone
-			r.Ack = AckNone
+			r.Action = pull.ActionNone
+			r.Ack = pull.AckNone
 		}
 	}
 	t.pace(b, &r)
@@ -523,7 +523,7 @@ func (v *visit) pull() bool {
 	v.r.Result = ResultDelivered
 	v.r.StreamSeq = got.id.StreamSeq
 	v.r.Delivered = got.id.Delivered
-	v.r.Action = ActionNone
+	v.r.Action = pull.ActionNone
 	return !v.stopped()
 }
 
@@ -535,8 +535,8 @@ func (v *visit) pull() bool {
 func (v *visit) activate() bool {
 	b, id := v.b, v.got.id
 	if id.Delivered > uint64(b.cfg.MaxDeliver) {
-		v.r.Action = ActionExhausted
-		v.cmd, _ = commandFor(ActionExhausted, 0, 0)
+		v.r.Action = pull.ActionExhausted
+		v.cmd, _ = commandFor(pull.ActionExhausted, 0, 0)
 		return true
 	}
 	deadline := v.sent.Add(v.timeout)
@@ -595,14 +595,14 @@ func (v *visit) ack() bool {
 	ackCancel()
 	v.ts.client.settle(v.t.pools, v.ts, err, v.t.now())
 	v.unanswered = unanswered(err)
-	v.redelivery(now, err == nil, rec.Outcome == AckUncertain)
+	v.redelivery(now, err == nil, rec.Outcome == pull.AckUncertain)
 	switch {
-	case err == nil && rec.Outcome == AckVerifiedLate:
-		v.r.Ack = AckVerifiedLate
+	case err == nil && rec.Outcome == pull.AckVerifiedLate:
+		v.r.Ack = pull.AckVerifiedLate
 	case err == nil:
-		v.r.Ack = AckVerified
-	case rec.Outcome == AckUncertain:
-		v.r.Ack = AckUncertain
+		v.r.Ack = pull.AckVerified
+	case rec.Outcome == pull.AckUncertain:
+		v.r.Ack = pull.AckUncertain
 		v.r.Error = ClassAckUncertain
 	case v.stopped():
 	default:
@@ -618,9 +618,9 @@ func (v *visit) ack() bool {
 // anything else leaves it to the ack wait.
 func (v *visit) redelivery(sent time.Time, verified, uncertain bool) {
 	switch {
-	case v.r.Action == ActionNak && verified:
+	case v.r.Action == pull.ActionNak && verified:
 		v.b.redeliverAfter = sent.Add(v.cmd.Delay)
-	case v.r.Action == ActionNak && uncertain:
+	case v.r.Action == pull.ActionNak && uncertain:
 		v.b.redeliverAfter = minTime(v.b.redeliverAfter, sent.Add(v.cmd.Delay))
 	case verified:
 		v.b.redeliverAfter = time.Time{}

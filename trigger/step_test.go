@@ -38,7 +38,7 @@ func TestStepFlow(t *testing.T) {
 		wantRep := StepReport{
 			Step: 1, Epoch: 1, Binding: 0, Result: ResultDelivered,
 			StreamSeq: 1, Delivered: 1, RouteGeneration: 1,
-			Outcome: OutcomeSuccess, Action: ActionAck, Ack: AckVerified,
+			Outcome: OutcomeSuccess, Action: pull.ActionAck, Ack: pull.AckVerified,
 		}
 		if diff := cmp.Diff(wantRep, rep, ignoreAt); diff != "" {
 			t.Errorf("report (-want +got):\n%s", diff)
@@ -100,21 +100,21 @@ func TestActivationIDsFresh(t *testing.T) {
 func TestStepOutcomes(t *testing.T) {
 	type want struct {
 		ack    string
-		action Action
+		action pull.Action
 	}
 	tests := []struct {
 		outcome     Outcome
 		first, last want
 	}{
-		{OutcomeSuccess, want{"+ACK", ActionAck}, want{"+ACK", ActionAck}},
-		{OutcomeDeclaredFailure, want{"+TERM declared failure", ActionTerm}, want{"+TERM declared failure", ActionTerm}},
-		{OutcomeInvalidArguments, want{"+TERM invalid arguments", ActionTerm}, want{"+TERM invalid arguments", ActionTerm}},
-		{OutcomeIncompatibleContract, want{"+TERM incompatible contract", ActionTerm}, want{"+TERM incompatible contract", ActionTerm}},
-		{OutcomeAuthenticationRejected, want{"+TERM authentication rejected", ActionTerm}, want{"+TERM authentication rejected", ActionTerm}},
-		{OutcomePermissionRejected, want{"+TERM permission rejected", ActionTerm}, want{"+TERM permission rejected", ActionTerm}},
-		{OutcomeTimeout, want{`-NAK {"delay":500000000}`, ActionNak}, want{"+TERM exhausted", ActionExhausted}},
-		{OutcomeCancelled, want{`-NAK {"delay":500000000}`, ActionNak}, want{"+TERM exhausted", ActionExhausted}},
-		{OutcomePlatformFailure, want{`-NAK {"delay":500000000}`, ActionNak}, want{"+TERM exhausted", ActionExhausted}},
+		{OutcomeSuccess, want{"+ACK", pull.ActionAck}, want{"+ACK", pull.ActionAck}},
+		{OutcomeDeclaredFailure, want{"+TERM declared failure", pull.ActionTerm}, want{"+TERM declared failure", pull.ActionTerm}},
+		{OutcomeInvalidArguments, want{"+TERM invalid arguments", pull.ActionTerm}, want{"+TERM invalid arguments", pull.ActionTerm}},
+		{OutcomeIncompatibleContract, want{"+TERM incompatible contract", pull.ActionTerm}, want{"+TERM incompatible contract", pull.ActionTerm}},
+		{OutcomeAuthenticationRejected, want{"+TERM authentication rejected", pull.ActionTerm}, want{"+TERM authentication rejected", pull.ActionTerm}},
+		{OutcomePermissionRejected, want{"+TERM permission rejected", pull.ActionTerm}, want{"+TERM permission rejected", pull.ActionTerm}},
+		{OutcomeTimeout, want{`-NAK {"delay":500000000}`, pull.ActionNak}, want{"+TERM exhausted", pull.ActionExhausted}},
+		{OutcomeCancelled, want{`-NAK {"delay":500000000}`, pull.ActionNak}, want{"+TERM exhausted", pull.ActionExhausted}},
+		{OutcomePlatformFailure, want{`-NAK {"delay":500000000}`, pull.ActionNak}, want{"+TERM exhausted", pull.ActionExhausted}},
 	}
 	for _, tc := range tests {
 		for _, at := range []struct {
@@ -133,7 +133,7 @@ func TestStepOutcomes(t *testing.T) {
 					rep := r.step(t)
 					want := StepReport{
 						Step: 1, Epoch: 1, Result: ResultDelivered, StreamSeq: 1, Delivered: at.prior + 1,
-						RouteGeneration: 1, Outcome: tc.outcome, Action: at.want.action, Ack: AckVerified,
+						RouteGeneration: 1, Outcome: tc.outcome, Action: at.want.action, Ack: pull.AckVerified,
 					}
 					if diff := cmp.Diff(want, rep, ignoreAt); diff != "" {
 						t.Errorf("report (-want +got):\n%s", diff)
@@ -146,13 +146,13 @@ func TestStepOutcomes(t *testing.T) {
 					c.Visits, c.Delivered = 1, 1
 					c.SetOutcome(tc.outcome, 1)
 					switch at.want.action {
-					case ActionAck:
+					case pull.ActionAck:
 						c.Acked = 1
-					case ActionTerm:
+					case pull.ActionTerm:
 						c.Termed = 1
-					case ActionNak:
+					case pull.ActionNak:
 						c.Nacked = 1
-					case ActionExhausted:
+					case pull.ActionExhausted:
 						c.Exhausted = 1
 					}
 					if diff := cmp.Diff(c, r.mon.Snapshot().Totals, cmp.AllowUnexported(Counts{})); diff != "" {
@@ -178,7 +178,7 @@ func TestEmptyVisitOneRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(want, r.ev.take()); diff != "" {
 			t.Errorf("empty visit (-want +got):\n%s", diff)
 		}
-		if rep.Result != ResultEmpty || rep.Ack != AckNone || rep.Error != 0 {
+		if rep.Result != ResultEmpty || rep.Ack != pull.AckNone || rep.Error != 0 {
 			t.Errorf("report %+v", rep)
 		}
 		after, _ := r.mon.LastStep()
@@ -364,7 +364,7 @@ func TestDeliveryPastMaxDeliver(t *testing.T) {
 		r.net.queues[0][1].delivered = maxDeliver     // delivered maxDeliver+1 next
 		r.net.mu.Unlock()
 
-		if rep := r.step(t); rep.Delivered != maxDeliver || rep.Outcome != OutcomeSuccess || rep.Action != ActionAck {
+		if rep := r.step(t); rep.Delivered != maxDeliver || rep.Outcome != OutcomeSuccess || rep.Action != pull.ActionAck {
 			t.Errorf("delivery at max_deliver: report %+v, want run and acknowledged", rep)
 		}
 		r.ev.take()
@@ -372,7 +372,7 @@ func TestDeliveryPastMaxDeliver(t *testing.T) {
 		want := StepReport{
 			Step: 2, Epoch: 1, Binding: 0, Result: ResultDelivered,
 			StreamSeq: 2, Delivered: maxDeliver + 1, RouteGeneration: 1,
-			Action: ActionExhausted, Ack: AckVerified,
+			Action: pull.ActionExhausted, Ack: pull.AckVerified,
 		}
 		if diff := cmp.Diff(want, rep, ignoreAt, cmpopts.IgnoreFields(StepReport{}, "Wait")); diff != "" {
 			t.Errorf("report (-want +got):\n%s", diff)
@@ -412,7 +412,7 @@ func TestUnsupportedAckKeepsConnection(t *testing.T) {
 		r.net.nextReply = func(int) (pull.Kind, bool, error) { return 0, true, pull.ErrUnsupportedAck }
 		for range 2 {
 			rep := r.step(t)
-			if rep.Result != ResultFailed || rep.Error != ClassUnsupportedAck || rep.Delivered != 0 || rep.Ack != AckNone {
+			if rep.Result != ResultFailed || rep.Error != ClassUnsupportedAck || rep.Delivered != 0 || rep.Ack != pull.AckNone {
 				t.Errorf("report %+v, want failed, class unsupported ack subject", rep)
 			}
 		}
@@ -559,19 +559,19 @@ func TestChecksAtEachCheckpoint(t *testing.T) {
 		events     []string
 		result     StepResult
 		class      ErrorClass
-		ack        AckState
+		ack        pull.AckState
 	}{
 		{
 			name:     "publication before network",
 			eligible: func(_ BindingRef, n int) error { return ErrNotEligible },
 			events:   []string{"eligible b0"},
-			result:   ResultSkipped, class: ClassIneligible, ack: AckNone,
+			result:   ResultSkipped, class: ClassIneligible, ack: pull.AckNone,
 		},
 		{
 			name:       "credential before network",
 			credential: func(string, int) error { return ErrCredentialRevoked },
 			events:     []string{"eligible b0", "credential t0"},
-			result:     ResultSkipped, class: ClassCredential, ack: AckNone,
+			result:     ResultSkipped, class: ClassCredential, ack: pull.AckNone,
 		},
 		{
 			name: "publication before the pull",
@@ -582,7 +582,7 @@ func TestChecksAtEachCheckpoint(t *testing.T) {
 				return nil
 			},
 			events: []string{"eligible b0", "credential t0", "reserve b0", "dial t0", "inspect b0", "eligible b0", "release b0"},
-			result: ResultSkipped, class: ClassIneligible, ack: AckNone,
+			result: ResultSkipped, class: ClassIneligible, ack: pull.AckNone,
 		},
 		{
 			name: "credential before the pull",
@@ -593,7 +593,7 @@ func TestChecksAtEachCheckpoint(t *testing.T) {
 				return nil
 			},
 			events: []string{"eligible b0", "credential t0", "reserve b0", "dial t0", "inspect b0", "eligible b0", "credential t0", "release b0"},
-			result: ResultSkipped, class: ClassCredential, ack: AckNone,
+			result: ResultSkipped, class: ClassCredential, ack: pull.AckNone,
 		},
 		{
 			name: "credential before the ack",
@@ -607,7 +607,7 @@ func TestChecksAtEachCheckpoint(t *testing.T) {
 				"eligible b0", "credential t0", "reserve b0", "dial t0", "inspect b0",
 				"eligible b0", "credential t0", "next b0", "activate b0", "credential t0", "release b0",
 			},
-			result: ResultDelivered, class: ClassCredential, ack: AckNone,
+			result: ResultDelivered, class: ClassCredential, ack: pull.AckNone,
 		},
 	}
 	for _, tc := range tests {
@@ -688,12 +688,12 @@ func TestAckStates(t *testing.T) {
 		name  string
 		rec   pull.Receipt
 		err   error
-		state AckState
+		state pull.AckState
 		class ErrorClass
 	}{
-		{"late", pull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, nil, AckVerifiedLate, 0},
-		{"uncertain", pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck}, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}, AckUncertain, ClassAckUncertain},
-		{"not written", pull.Receipt{}, conn.ErrClosed, AckNone, ClassConnection},
+		{"late", pull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, nil, pull.AckVerifiedLate, 0},
+		{"uncertain", pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck}, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}, pull.AckUncertain, ClassAckUncertain},
+		{"not written", pull.Receipt{}, conn.ErrClosed, pull.AckNone, ClassConnection},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -702,7 +702,7 @@ func TestAckStates(t *testing.T) {
 				r.net.publish(0, `[]`)
 				r.net.ackReply = func(int, pull.Command) (pull.Receipt, bool, error) { return tc.rec, true, tc.err }
 				rep := r.step(t)
-				if rep.Ack != tc.state || rep.Error != tc.class || rep.Action != ActionAck {
+				if rep.Ack != tc.state || rep.Error != tc.class || rep.Action != pull.ActionAck {
 					t.Errorf("report %+v", rep)
 				}
 				last, _ := r.mon.LastStep()
@@ -769,7 +769,7 @@ func TestDeadlineSplit(t *testing.T) {
 					return OutcomeSuccess
 				}
 				rep := r.step(t)
-				if rep.Ack != AckVerified {
+				if rep.Ack != pull.AckVerified {
 					t.Errorf("report %+v", rep)
 				}
 				if gotDeadline != tc.wantDeadline {
@@ -822,7 +822,7 @@ func TestUncertainAckRedelivered(t *testing.T) {
 			return pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck},
 				true, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
 		}
-		if rep := r.step(t); rep.Ack != AckUncertain {
+		if rep := r.step(t); rep.Ack != pull.AckUncertain {
 			t.Fatalf("report %+v", rep)
 		}
 		r.net.redeliver() // the ack never reached the broker: ack wait expires
@@ -833,7 +833,7 @@ func TestUncertainAckRedelivered(t *testing.T) {
 		}
 		time.Sleep(time.Until(r.trig.bindings[0].backoff.retryAt))
 		rep := r.step(t)
-		if rep.Ack != AckVerified || rep.Delivered != 2 || rep.StreamSeq != 1 {
+		if rep.Ack != pull.AckVerified || rep.Delivered != 2 || rep.StreamSeq != 1 {
 			t.Errorf("redelivery %+v", rep)
 		}
 		want := []string{"b0 seq=1 n=1 +ACK", "b0 seq=1 n=2 +ACK"}

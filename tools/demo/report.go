@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 )
@@ -212,7 +213,7 @@ func outcomeName(o trigger.Outcome) string {
 }
 
 // actionName is a's name, "-" for none.
-func actionName(a trigger.Action) string {
+func actionName(a pull.Action) string {
 	if a == 0 {
 		return "-"
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -60,19 +61,19 @@ func stepRow(r trigger.StepReport) row {
 	if r.Delivered > 0 {
 		d.Delivered = 1
 	}
-	if r.Ack != trigger.AckNone && r.Ack != 0 {
+	if r.Ack != pull.AckNone && r.Ack != 0 {
 		switch r.Action {
-		case trigger.ActionAck:
+		case pull.ActionAck:
 			d.Acked = 1
-		case trigger.ActionTerm:
+		case pull.ActionTerm:
 			d.Termed = 1
-		case trigger.ActionNak:
+		case pull.ActionNak:
 			d.Nacked = 1
-		case trigger.ActionExhausted:
+		case pull.ActionExhausted:
 			d.Exhausted = 1
 		}
 	}
-	if r.Ack == trigger.AckUncertain {
+	if r.Ack == pull.AckUncertain {
 		d.Uncertain = 1
 	}
 	return d

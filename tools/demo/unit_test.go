@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
 	"github.com/latent-systems/latent-nats/trigger/wasmhost"
@@ -112,13 +113,13 @@ func TestScenarioOutcomes(t *testing.T) {
 		kindInvalid:  trigger.OutcomeInvalidArguments,
 		kindPoison:   trigger.OutcomePlatformFailure,
 	}
-	wantFirst := map[eventKind]trigger.Action{
-		kindGood: trigger.ActionAck, kindDeclared: trigger.ActionTerm,
-		kindInvalid: trigger.ActionTerm, kindPoison: trigger.ActionNak,
+	wantFirst := map[eventKind]pull.Action{
+		kindGood: pull.ActionAck, kindDeclared: pull.ActionTerm,
+		kindInvalid: pull.ActionTerm, kindPoison: pull.ActionNak,
 	}
-	wantLast := map[eventKind]trigger.Action{
-		kindGood: trigger.ActionAck, kindDeclared: trigger.ActionTerm,
-		kindInvalid: trigger.ActionTerm, kindPoison: trigger.ActionExhausted,
+	wantLast := map[eventKind]pull.Action{
+		kindGood: pull.ActionAck, kindDeclared: pull.ActionTerm,
+		kindInvalid: pull.ActionTerm, kindPoison: pull.ActionExhausted,
 	}
 	for i, e := range sc.Events {
 		b := sc.Bindings[e.Binding]
@@ -501,11 +502,11 @@ func TestStepRowMatchesMonitor(t *testing.T) {
 		r    trigger.StepReport
 		want row
 	}{
-		{"empty", trigger.StepReport{Result: trigger.ResultEmpty, Ack: trigger.AckNone}, row{}},
-		{"acked", trigger.StepReport{Result: trigger.ResultDelivered, Delivered: 1, Action: trigger.ActionAck, Ack: trigger.AckVerified}, row{Delivered: 1, Acked: 1}},
-		{"nacked late", trigger.StepReport{Result: trigger.ResultDelivered, Delivered: 2, Action: trigger.ActionNak, Ack: trigger.AckVerifiedLate}, row{Delivered: 1, Nacked: 1}},
-		{"exhausted uncertain", trigger.StepReport{Result: trigger.ResultDelivered, Delivered: 3, Action: trigger.ActionExhausted, Ack: trigger.AckUncertain}, row{Delivered: 1, Exhausted: 1, Uncertain: 1}},
-		{"shutdown", trigger.StepReport{Result: trigger.ResultShutdown, Delivered: 1, Action: trigger.ActionNone, Ack: trigger.AckNone}, row{Delivered: 1}},
+		{"empty", trigger.StepReport{Result: trigger.ResultEmpty, Ack: pull.AckNone}, row{}},
+		{"acked", trigger.StepReport{Result: trigger.ResultDelivered, Delivered: 1, Action: pull.ActionAck, Ack: pull.AckVerified}, row{Delivered: 1, Acked: 1}},
+		{"nacked late", trigger.StepReport{Result: trigger.ResultDelivered, Delivered: 2, Action: pull.ActionNak, Ack: pull.AckVerifiedLate}, row{Delivered: 1, Nacked: 1}},
+		{"exhausted uncertain", trigger.StepReport{Result: trigger.ResultDelivered, Delivered: 3, Action: pull.ActionExhausted, Ack: pull.AckUncertain}, row{Delivered: 1, Exhausted: 1, Uncertain: 1}},
+		{"shutdown", trigger.StepReport{Result: trigger.ResultShutdown, Delivered: 1, Action: pull.ActionNone, Ack: pull.AckNone}, row{Delivered: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -520,7 +521,7 @@ func TestProgressLine(t *testing.T) {
 	bindings := newScenario().Bindings
 	r := trigger.StepReport{
 		Binding: 2, Result: trigger.ResultDelivered, StreamSeq: 2, Delivered: 3,
-		Outcome: trigger.OutcomePlatformFailure, Action: trigger.ActionExhausted, Ack: trigger.AckVerified,
+		Outcome: trigger.OutcomePlatformFailure, Action: pull.ActionExhausted, Ack: pull.AckVerified,
 	}
 	got := progressLine(130*time.Millisecond, bindings, r, kindPoison)
 	want := "    0.130s  payments-charge  seq 2   delivery 3/3  platform failure  -> exhausted ack verified  [poison]"

@@ -3,6 +3,7 @@ package ledger
 import (
 	"strconv"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -16,7 +17,7 @@ const (
 	// with a negative acknowledgement, which asks for the redelivery.
 	CauseNak Cause = iota + 1
 	// CauseUncertain: the previous acknowledgement may have been written
-	// but its receipt never came (trigger.AckUncertain).
+	// but its receipt never came (pull.AckUncertain).
 	CauseUncertain
 	// CauseNotSent: nothing was sent for the previous delivery (a check
 	// said no, or the connection was gone before the command was written).
@@ -72,13 +73,13 @@ func causeOf(s *Settlement) Cause {
 		return CauseUnreported
 	case s.Result == trigger.ResultShutdown:
 		return CauseShutdown
-	case s.Ack == trigger.AckUncertain:
+	case s.Ack == pull.AckUncertain:
 		return CauseUncertain
-	case s.Ack == trigger.AckVerifiedLate:
+	case s.Ack == pull.AckVerifiedLate:
 		return CauseLate
-	case s.Ack == trigger.AckVerified && s.Action == trigger.ActionNak:
+	case s.Ack == pull.AckVerified && s.Action == pull.ActionNak:
 		return CauseNak
-	case s.Ack == trigger.AckVerified:
+	case s.Ack == pull.AckVerified:
 		return CauseAfterVerified
 	case s.Error == trigger.ClassBrokerPermission:
 		return CauseRefused

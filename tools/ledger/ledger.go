@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -18,8 +19,8 @@ type Key struct {
 type Settlement struct {
 	Result  trigger.StepResult
 	Outcome trigger.Outcome
-	Action  trigger.Action
-	Ack     trigger.AckState
+	Action  pull.Action
+	Ack     pull.AckState
 	Error   trigger.ErrorClass
 }
 

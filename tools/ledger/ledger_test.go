@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -17,12 +18,12 @@ import (
 var cfg = trigger.Config{Bindings: []trigger.Binding{{ID: "a"}, {ID: "b"}}}
 
 // report is the step report of delivery d of seq on binding index i.
-func report(i int, seq, d uint64, action trigger.Action, ack trigger.AckState) trigger.StepReport {
+func report(i int, seq, d uint64, action pull.Action, ack pull.AckState) trigger.StepReport {
 	return trigger.StepReport{Binding: i, Result: trigger.ResultDelivered, StreamSeq: seq, Delivered: d, Outcome: trigger.OutcomeSuccess, Action: action, Ack: ack}
 }
 
 // run records one delivery on which the function ran, then its report.
-func run(l *ledger.Ledger, id string, i int, seq, d uint64, action trigger.Action, ack trigger.AckState) {
+func run(l *ledger.Ledger, id string, i int, seq, d uint64, action pull.Action, ack pull.AckState) {
 	l.Activated(id, seq, d)
 	l.ObserveStep(report(i, seq, d, action, ack))
 }
@@ -34,22 +35,22 @@ func TestCauses(t *testing.T) {
 		want  ledger.Cause
 		clean bool // Err is nil
 	}{
-		{"nak asks for it", report(0, 1, 1, trigger.ActionNak, trigger.AckVerified), ledger.CauseNak, true},
-		{"uncertain", report(0, 1, 1, trigger.ActionAck, trigger.AckUncertain), ledger.CauseUncertain, true},
-		{"late receipt", report(0, 1, 1, trigger.ActionAck, trigger.AckVerifiedLate), ledger.CauseLate, true},
-		{"nothing sent", report(0, 1, 1, trigger.ActionAck, trigger.AckNone), ledger.CauseNotSent, true},
+		{"nak asks for it", report(0, 1, 1, pull.ActionNak, pull.AckVerified), ledger.CauseNak, true},
+		{"uncertain", report(0, 1, 1, pull.ActionAck, pull.AckUncertain), ledger.CauseUncertain, true},
+		{"late receipt", report(0, 1, 1, pull.ActionAck, pull.AckVerifiedLate), ledger.CauseLate, true},
+		{"nothing sent", report(0, 1, 1, pull.ActionAck, pull.AckNone), ledger.CauseNotSent, true},
 		{"refused", func() trigger.StepReport {
-			r := report(0, 1, 1, trigger.ActionAck, trigger.AckNone)
+			r := report(0, 1, 1, pull.ActionAck, pull.AckNone)
 			r.Error = trigger.ClassBrokerPermission
 			return r
 		}(), ledger.CauseRefused, true},
 		{"shutdown", func() trigger.StepReport {
-			r := report(0, 1, 1, trigger.ActionNone, trigger.AckNone)
+			r := report(0, 1, 1, pull.ActionNone, pull.AckNone)
 			r.Result, r.Error = trigger.ResultShutdown, trigger.ClassShutdown
 			return r
 		}(), ledger.CauseShutdown, true},
-		{"verified ack", report(0, 1, 1, trigger.ActionAck, trigger.AckVerified), ledger.CauseAfterVerified, false},
-		{"verified term", report(0, 1, 1, trigger.ActionTerm, trigger.AckVerified), ledger.CauseAfterVerified, false},
+		{"verified ack", report(0, 1, 1, pull.ActionAck, pull.AckVerified), ledger.CauseAfterVerified, false},
+		{"verified term", report(0, 1, 1, pull.ActionTerm, pull.AckVerified), ledger.CauseAfterVerified, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,7 +58,7 @@ func TestCauses(t *testing.T) {
 			l.Published("a", 1)
 			l.Activated("a", 1, 1)
 			l.ObserveStep(tc.prev)
-			run(l, "a", 0, 1, 2, trigger.ActionAck, trigger.AckVerified)
+			run(l, "a", 0, 1, 2, pull.ActionAck, pull.AckVerified)
 			v := l.Verdict([]ledger.ConsumerView{{Binding: "a", AckFloor: 1}})
 			want := []ledger.Reexecution{{Key: ledger.Key{Binding: "a", Seq: 1}, Delivered: 2, Cause: tc.want}}
 			if diff := cmp.Diff(want, v.Reexecutions); diff != "" {
@@ -82,7 +83,7 @@ func TestUnreported(t *testing.T) {
 	l := ledger.New(cfg)
 	l.Published("b", 7)
 	l.Activated("b", 7, 1)
-	run(l, "b", 1, 7, 2, trigger.ActionAck, trigger.AckVerified)
+	run(l, "b", 1, 7, 2, pull.ActionAck, pull.AckVerified)
 	v := l.Verdict([]ledger.ConsumerView{{Binding: "b", AckFloor: 7}})
 	if len(v.Reexecutions) != 1 || v.Reexecutions[0].Cause != ledger.CauseUnreported || v.Err() != nil {
 		t.Errorf("verdict %s; re-executions %+v", v, v.Reexecutions)
@@ -96,14 +97,14 @@ func TestUnreported(t *testing.T) {
 func TestDeliveryWithoutRun(t *testing.T) {
 	l := ledger.New(cfg)
 	l.Published("a", 3)
-	r := report(0, 3, 1, trigger.ActionNone, trigger.AckNone)
+	r := report(0, 3, 1, pull.ActionNone, pull.AckNone)
 	r.Result, r.Outcome, r.Error = trigger.ResultShutdown, 0, trigger.ClassShutdown
 	l.ObserveStep(r)
 	v := l.Verdict(nil)
 	if v.Deliveries != 1 || v.Executions != 0 || len(v.Lost) != 0 {
 		t.Errorf("after the shutdown: %s", v)
 	}
-	run(l, "a", 0, 3, 2, trigger.ActionAck, trigger.AckVerified)
+	run(l, "a", 0, 3, 2, pull.ActionAck, pull.AckVerified)
 	v = l.Verdict([]ledger.ConsumerView{{Binding: "a", AckFloor: 3}})
 	if v.Deliveries != 2 || v.Executions != 1 || len(v.Reexecutions) != 0 || v.Err() != nil {
 		t.Errorf("after the redelivery: %s", v)
@@ -116,8 +117,8 @@ func TestDeliveryWithoutRun(t *testing.T) {
 func TestSameDeliveryCountAgain(t *testing.T) {
 	l := ledger.New(cfg)
 	l.Published("a", 1)
-	run(l, "a", 0, 1, 1, trigger.ActionAck, trigger.AckVerified)
-	run(l, "a", 0, 1, 1, trigger.ActionAck, trigger.AckVerified)
+	run(l, "a", 0, 1, 1, pull.ActionAck, pull.AckVerified)
+	run(l, "a", 0, 1, 1, pull.ActionAck, pull.AckVerified)
 	v := l.Verdict([]ledger.ConsumerView{{Binding: "a", AckFloor: 1}})
 	if len(v.AfterVerified) != 1 || v.Deliveries != 2 || v.ErrNoLoss() != nil || v.Err() == nil {
 		t.Errorf("verdict %s", v)
@@ -130,9 +131,9 @@ func TestLossesAndForeign(t *testing.T) {
 	l.Published("a", 2)
 	l.Published("a", 2) // once
 	l.Published("b", 3)
-	run(l, "a", 0, 1, 1, trigger.ActionAck, trigger.AckVerified)
-	run(l, "b", 1, 9, 1, trigger.ActionAck, trigger.AckVerified) // never published
-	l.ObserveStep(report(5, 1, 1, trigger.ActionAck, trigger.AckVerified))
+	run(l, "a", 0, 1, 1, pull.ActionAck, pull.AckVerified)
+	run(l, "b", 1, 9, 1, pull.ActionAck, pull.AckVerified) // never published
+	l.ObserveStep(report(5, 1, 1, pull.ActionAck, pull.AckVerified))
 	views := []ledger.ConsumerView{{Binding: "a", AckFloor: 1, NumPending: 1}}
 	v := l.Verdict(views)
 	if diff := cmp.Diff([]ledger.Key{{Binding: "a", Seq: 2}, {Binding: "b", Seq: 3}}, v.Lost); diff != "" {
@@ -177,7 +178,7 @@ func TestUnsettledViews(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := ledger.New(cfg)
 			l.Published("a", 2)
-			run(l, "a", 0, 2, 1, trigger.ActionAck, trigger.AckVerified)
+			run(l, "a", 0, 2, 1, pull.ActionAck, pull.AckVerified)
 			if got := l.Verdict([]ledger.ConsumerView{tc.view}).ErrNoLoss() == nil; got != tc.ok {
 				t.Errorf("settled = %v, want %v", got, tc.ok)
 			}
@@ -195,7 +196,7 @@ func TestHost(t *testing.T) {
 	if !ok {
 		t.Fatal("the wrapped host is no StepObserver")
 	}
-	o.ObserveStep(report(0, 1, 1, trigger.ActionAck, trigger.AckVerified))
+	o.ObserveStep(report(0, 1, 1, pull.ActionAck, pull.AckVerified))
 	if inner.n != 1 || l.Verdict(nil).Reports != 1 || l.Verdict(nil).Deliveries != 1 {
 		t.Errorf("inner saw %d, ledger %s", inner.n, l.Verdict(nil))
 	}

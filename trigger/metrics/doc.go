@@ -20,9 +20,9 @@
 // The label sets are fixed and bounded. A binding is named by its index in
 // Config.Bindings (binding="0" .. binding="255"), never by its ID. The other
 // labels take the String names of the trigger package's enums: action
-// (trigger.Action), outcome (trigger.Outcome), class (trigger.ErrorClass),
+// (pull.Action), outcome (trigger.Outcome), class (trigger.ErrorClass),
 // resource (trigger.Resource), dial_failure (trigger.DialFailure), result
-// (trigger.StepResult) and ack (trigger.AckState). A zero enum value, meaning "not applicable", is the
+// (trigger.StepResult) and ack (pull.AckState). A zero enum value, meaning "not applicable", is the
 // empty label value. Every enum value of a labelled family is written, zero
 // counts included, so a series exists from the first scrape and rate() sees
 // its first increment.

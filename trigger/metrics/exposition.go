@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -122,17 +123,17 @@ func b2u(b bool) uint64 {
 
 // acknowledgements yields every action that sends a command, with the
 // count of commands sent with it; ActionNone sends none.
-func acknowledgements(c *trigger.Counts) iter.Seq2[trigger.Action, uint64] {
+func acknowledgements(c *trigger.Counts) iter.Seq2[pull.Action, uint64] {
 	sent := [...]struct {
-		a trigger.Action
+		a pull.Action
 		n uint64
 	}{
-		{trigger.ActionAck, c.Acked},
-		{trigger.ActionTerm, c.Termed},
-		{trigger.ActionNak, c.Nacked},
-		{trigger.ActionExhausted, c.Exhausted},
+		{pull.ActionAck, c.Acked},
+		{pull.ActionTerm, c.Termed},
+		{pull.ActionNak, c.Nacked},
+		{pull.ActionExhausted, c.Exhausted},
 	}
-	return func(yield func(trigger.Action, uint64) bool) {
+	return func(yield func(pull.Action, uint64) bool) {
 		for _, s := range sent {
 			if !yield(s.a, s.n) {
 				return

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/metrics"
 )
@@ -157,14 +158,14 @@ func TestFormatValid(t *testing.T) {
 	odd := knownLast()
 	odd.Result = trigger.StepResult(200)
 	odd.Outcome = trigger.Outcome(201)
-	odd.Action = trigger.Action(202)
-	odd.Ack = trigger.AckState(203)
+	odd.Action = pull.Action(202)
+	odd.Ack = pull.AckState(203)
 	odd.Error = trigger.ErrorClass(204)
 	odd.Resource = trigger.Resource(205)
 	odd.Dial = trigger.DialFailure(206)
 	odd.Binding = -1
 	odd.At = time.Time{}
-	zero := trigger.StepReport{Result: trigger.ResultFailed, Ack: trigger.AckNone, Error: trigger.ClassDial}
+	zero := trigger.StepReport{Result: trigger.ResultFailed, Ack: pull.AckNone, Error: trigger.ClassDial}
 	pre := knownLast()
 	pre.At = time.Date(1969, 12, 31, 23, 59, 58, 500_000_000, time.UTC)
 	tests := []struct {
@@ -236,8 +237,8 @@ const perConsumer = 5
 // enum values: empty for zero (not applicable), the String form otherwise.
 func TestLastStepLabels(t *testing.T) {
 	odd := trigger.StepReport{
-		Binding: 3, Result: trigger.StepResult(200), Outcome: trigger.Outcome(201), Action: trigger.Action(202),
-		Ack: trigger.AckState(203), Error: trigger.ErrorClass(204), Resource: trigger.Resource(205),
+		Binding: 3, Result: trigger.StepResult(200), Outcome: trigger.Outcome(201), Action: pull.Action(202),
+		Ack: pull.AckState(203), Error: trigger.ErrorClass(204), Resource: trigger.Resource(205),
 		Dial: trigger.DialFailure(206),
 	}
 	tests := []struct {
@@ -253,11 +254,11 @@ func TestLastStepLabels(t *testing.T) {
 			{"binding", "1"}, {"result", "delivered"}, {"outcome", "timeout"}, {"action", "nak"}, {"ack", "uncertain"},
 			{"class", "ack uncertain"}, {"resource", ""}, {"dial_failure", ""},
 		}},
-		{"refused", trigger.StepReport{Result: trigger.ResultFailed, Ack: trigger.AckNone, Error: trigger.ClassPoolExhausted, Resource: trigger.ResourceTenantConnections}, []label{
+		{"refused", trigger.StepReport{Result: trigger.ResultFailed, Ack: pull.AckNone, Error: trigger.ClassPoolExhausted, Resource: trigger.ResourceTenantConnections}, []label{
 			{"binding", "0"}, {"result", "failed"}, {"outcome", ""}, {"action", ""}, {"ack", "none"},
 			{"class", "pool exhausted"}, {"resource", "tenant connections"}, {"dial_failure", ""},
 		}},
-		{"dial refused", trigger.StepReport{Result: trigger.ResultFailed, Ack: trigger.AckNone, Error: trigger.ClassDial, Dial: trigger.DialRefused}, []label{
+		{"dial refused", trigger.StepReport{Result: trigger.ResultFailed, Ack: pull.AckNone, Error: trigger.ClassDial, Dial: trigger.DialRefused}, []label{
 			{"binding", "0"}, {"result", "failed"}, {"outcome", ""}, {"action", ""}, {"ack", "none"},
 			{"class", "dial"}, {"resource", ""}, {"dial_failure", "refused"},
 		}},
@@ -378,10 +379,10 @@ func TestCountsFieldsExported(t *testing.T) {
 		"EmptyPulls":     per("empty_pulls"),
 		"Awaiting":       per("awaiting_redelivery"),
 		"Delivered":      per("delivered"),
-		"Acked":          {famAcks, "action", fixed(trigger.ActionAck.String()), nil},
-		"Termed":         {famAcks, "action", fixed(trigger.ActionTerm.String()), nil},
-		"Nacked":         {famAcks, "action", fixed(trigger.ActionNak.String()), nil},
-		"Exhausted":      {famAcks, "action", fixed(trigger.ActionExhausted.String()), nil},
+		"Acked":          {famAcks, "action", fixed(pull.ActionAck.String()), nil},
+		"Termed":         {famAcks, "action", fixed(pull.ActionTerm.String()), nil},
+		"Nacked":         {famAcks, "action", fixed(pull.ActionNak.String()), nil},
+		"Exhausted":      {famAcks, "action", fixed(pull.ActionExhausted.String()), nil},
 		"Uncertain":      per("acknowledgements_uncertain"),
 		"Late":           per("acknowledgements_late"),
 		"Unacknowledged": per("unacknowledged"),

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -84,8 +85,8 @@ func knownLast() trigger.StepReport {
 		Delivered:       4,
 		RouteGeneration: 12,
 		Outcome:         trigger.OutcomeTimeout,
-		Action:          trigger.ActionNak,
-		Ack:             trigger.AckUncertain,
+		Action:          pull.ActionNak,
+		Ack:             pull.AckUncertain,
 		Error:           trigger.ClassAckUncertain,
 		Wait:            250 * time.Millisecond,
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -76,7 +77,7 @@ func TestSizeHint(t *testing.T) {
 		last := trigger.StepReport{
 			Step: 999_999, Epoch: 999_999, Binding: n, At: time.Unix(1<<40, 0), Result: trigger.ResultDelivered,
 			StreamSeq: math.MaxUint64, Delivered: math.MaxUint64, RouteGeneration: math.MaxUint64,
-			Outcome: trigger.OutcomeAuthenticationRejected, Action: trigger.ActionExhausted, Ack: trigger.AckVerifiedLate,
+			Outcome: trigger.OutcomeAuthenticationRejected, Action: pull.ActionExhausted, Ack: pull.AckVerifiedLate,
 			Error: trigger.ClassBrokerUnavailable, Resource: trigger.ResourceProviderConnections, Wait: time.Second,
 		}
 		if got := len(Append(nil, small, last, true)); got > sizeHint(n) {
