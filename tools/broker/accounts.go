@@ -199,6 +199,48 @@ func (id *identity) tenant(name string) (*account, error) {
 	return id.tenants[i], nil
 }
 
+// Tenants returns the tenant names in the order given at the start.
+func (id *identity) Tenants() []string {
+	names := make([]string, len(id.tenants))
+	for i, a := range id.tenants {
+		names[i] = a.name
+	}
+	return names
+}
+
+// AccountKey returns the public key of a tenant's account.
+func (id *identity) AccountKey(tenant string) (string, error) {
+	acc, err := id.tenant(tenant)
+	if err != nil {
+		return "", err
+	}
+	return acc.pub, nil
+}
+
+// SystemAccountKey returns the public key of the system account.
+func (id *identity) SystemAccountKey() string { return id.system.pub }
+
+// User mints a user of a tenant's account with the given permissions. It
+// connects to any node of a cluster.
+func (id *identity) User(tenant string, spec UserSpec) (Creds, error) {
+	acc, err := id.tenant(tenant)
+	if err != nil {
+		return Creds{}, err
+	}
+	return mint(acc, tenant, spec)
+}
+
+// Admin mints a user of a tenant's account with full permissions, for
+// provisioning streams and consumers and for the leader helpers.
+func (id *identity) Admin(tenant string) (Creds, error) {
+	return id.User(tenant, UserSpec{Name: "admin"})
+}
+
+// System mints a user of the system account with full permissions.
+func (id *identity) System() (Creds, error) {
+	return mint(id.system, "", UserSpec{Name: "system"})
+}
+
 // mint creates a user of acc signed by the account's own key. tenant is
 // recorded in the Creds.
 func mint(acc *account, tenant string, spec UserSpec) (Creds, error) {

@@ -19,13 +19,13 @@ import (
 // PID, Running, Paused) answer at once, also while a lifecycle call waits
 // for the process.
 type Broker struct {
-	opts     Options
-	bin      string
-	ver      string // what the binary reports, see Version
-	dir      string
-	pki      *pki
-	identity *identity
-	ring     *logRing
+	opts      Options
+	bin       string
+	ver       string // what the binary reports, see Version
+	dir       string
+	pki       *pki
+	*identity // the operator, accounts and users: Tenants, AccountKey, User, Admin, System
+	ring      *logRing
 	// node is set for a node of a [Cluster], nil for a single broker.
 	node *nodeConfig
 
@@ -277,27 +277,6 @@ func (b *Broker) Dir() string { return b.dir }
 // StoreDir returns the JetStream store directory (inside Dir).
 func (b *Broker) StoreDir() string { return filepath.Join(b.dir, storeDir) }
 
-// Tenants returns the tenant names in the order given to Start.
-func (b *Broker) Tenants() []string {
-	names := make([]string, len(b.identity.tenants))
-	for i, a := range b.identity.tenants {
-		names[i] = a.name
-	}
-	return names
-}
-
-// AccountKey returns the public key of a tenant's account.
-func (b *Broker) AccountKey(tenant string) (string, error) {
-	acc, err := b.identity.tenant(tenant)
-	if err != nil {
-		return "", err
-	}
-	return acc.pub, nil
-}
-
-// SystemAccountKey returns the public key of the system account.
-func (b *Broker) SystemAccountKey() string { return b.identity.system.pub }
-
 // PID returns the server's process id, or 0 when it is not running.
 func (b *Broker) PID() int {
 	b.mu.Lock()
@@ -327,30 +306,6 @@ func (b *Broker) Paused() bool {
 // Logs returns a copy of the last MaxLogBytes bytes of the server's log,
 // across restarts.
 func (b *Broker) Logs() []byte { return b.ring.bytes() }
-
-// User mints a user of a tenant's account with the given permissions.
-func (b *Broker) User(tenant string, spec UserSpec) (Creds, error) {
-	acc, err := b.identity.tenant(tenant)
-	if err != nil {
-		return Creds{}, err
-	}
-	return mint(acc, tenant, spec)
-}
-
-// Admin mints a user of a tenant's account with full permissions, for
-// provisioning streams and consumers in tests and tools.
-func (b *Broker) Admin(tenant string) (Creds, error) {
-	acc, err := b.identity.tenant(tenant)
-	if err != nil {
-		return Creds{}, err
-	}
-	return mint(acc, tenant, UserSpec{Name: "admin"})
-}
-
-// System mints a user of the system account with full permissions.
-func (b *Broker) System() (Creds, error) {
-	return mint(b.identity.system, "", UserSpec{Name: "system"})
-}
 
 // UnknownAccountUser mints a user signed by a freshly generated account
 // the server does not know, so the server refuses it.

@@ -68,12 +68,12 @@ func NodeName(i int) string { return "latent-node-" + strconv.Itoa(i) }
 // concurrent use; each node's lifecycle calls are the Broker's own (Kill,
 // Restart, Pause, Resume, LameDuck, Stop).
 type Cluster struct {
-	opts     Options
-	dir      string
-	pki      *pki
-	identity *identity
-	nodes    []*Broker
-	monitor  monitorClient
+	opts      Options
+	dir       string
+	pki       *pki
+	*identity // the operator, accounts and users: Tenants, AccountKey, User, Admin, System
+	nodes     []*Broker
+	monitor   monitorClient
 	// proxies[i][j] is the fault proxy of node i's routes to node j, with
 	// [Options.ProxyRoutes]; nil otherwise.
 	proxies [][]*faultproxy.Proxy
@@ -297,48 +297,6 @@ func (c *Cluster) CAFile() string { return filepath.Join(c.dir, caFile) }
 // Dir returns the cluster's directory, which holds each node's; Close
 // removes it.
 func (c *Cluster) Dir() string { return c.dir }
-
-// Tenants returns the tenant names in the order given to StartCluster.
-func (c *Cluster) Tenants() []string {
-	names := make([]string, len(c.identity.tenants))
-	for i, a := range c.identity.tenants {
-		names[i] = a.name
-	}
-	return names
-}
-
-// AccountKey returns the public key of a tenant's account.
-func (c *Cluster) AccountKey(tenant string) (string, error) {
-	acc, err := c.identity.tenant(tenant)
-	if err != nil {
-		return "", err
-	}
-	return acc.pub, nil
-}
-
-// SystemAccountKey returns the public key of the system account.
-func (c *Cluster) SystemAccountKey() string { return c.identity.system.pub }
-
-// User mints a user of a tenant's account with the given permissions; it
-// connects to any node.
-func (c *Cluster) User(tenant string, spec UserSpec) (Creds, error) {
-	acc, err := c.identity.tenant(tenant)
-	if err != nil {
-		return Creds{}, err
-	}
-	return mint(acc, tenant, spec)
-}
-
-// Admin mints a user of a tenant's account with full permissions, for
-// provisioning and for the leader helpers; it connects to any node.
-func (c *Cluster) Admin(tenant string) (Creds, error) {
-	return c.User(tenant, UserSpec{Name: "admin"})
-}
-
-// System mints a user of the system account with full permissions.
-func (c *Cluster) System() (Creds, error) {
-	return mint(c.identity.system, "", UserSpec{Name: "system"})
-}
 
 // WriteCreds writes cr in the .creds layout to a file called name (no
 // path separators) inside Dir, mode 0600, and returns its path. Close
