@@ -3,6 +3,8 @@ package ledger_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -241,6 +243,59 @@ func TestWaitSettled(t *testing.T) {
 	if _, _, err := l.WaitSettled(ctx, time.Millisecond, never); !errors.Is(err, ledger.ErrNotSettled) {
 		t.Errorf("WaitSettled = %v, want ErrNotSettled", err)
 	}
+}
+
+// TestWaitSettledError: when ctx ends first the error says how the reads
+// went, and the views are each binding's last one read, so a broker that
+// answered with something pending is told apart from one that stopped
+// answering.
+func TestWaitSettledError(t *testing.T) {
+	l := ledger.New(cfg)
+	l.Published("a", 4)
+	down := errors.New("broker down")
+	t.Run("answered, not settled", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		defer cancel()
+		reads := 0
+		view := func(_ context.Context, b string) (ledger.ConsumerView, error) {
+			reads++
+			if reads == 1 {
+				return ledger.ConsumerView{}, down
+			}
+			return ledger.ConsumerView{Binding: b, AckFloor: 3, NumAckPending: 1}, nil
+		}
+		views, _, err := l.WaitSettled(ctx, time.Millisecond, view)
+		var se *ledger.SettleError
+		if !errors.As(err, &se) || !errors.Is(err, ledger.ErrNotSettled) || !errors.Is(err, down) {
+			t.Fatalf("WaitSettled = %v, want a *SettleError matching ErrNotSettled and the read error", err)
+		}
+		if se.Reads != reads || se.Failed != 1 || se.First != down || se.LastOK < se.FirstAt {
+			t.Errorf("SettleError = %+v after %d reads, want 1 failed, first %v, a later success", se, reads, down)
+		}
+		if diff := cmp.Diff([]ledger.ConsumerView{{Binding: "a", AckFloor: 3, NumAckPending: 1}}, views); diff != "" {
+			t.Errorf("views (-want +got):\n%s", diff)
+		}
+		if v := l.Verdict(views); len(v.Unsettled) != 1 || len(v.Unread) != 0 {
+			t.Errorf("verdict: unsettled %v, unread %v, want one unsettled view, none unread", v.Unsettled, v.Unread)
+		}
+	})
+	t.Run("never answered", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		defer cancel()
+		view := func(context.Context, string) (ledger.ConsumerView, error) { return ledger.ConsumerView{}, down }
+		views, _, err := l.WaitSettled(ctx, time.Millisecond, view)
+		var se *ledger.SettleError
+		if !errors.As(err, &se) || se.LastOK != -1 || se.Failed != se.Reads || se.Reads == 0 {
+			t.Fatalf("WaitSettled = %v (%+v), want every read failed and none succeeded", err, se)
+		}
+		if !strings.Contains(err.Error(), "none succeeded") {
+			t.Errorf("message %q does not say no read succeeded", err)
+		}
+		v := l.Verdict(views)
+		if len(views) != 0 || !slices.Equal(v.Unread, []string{"a"}) || !strings.Contains(v.String(), "unsettled: a, no view read") {
+			t.Errorf("views %v, unread %v, verdict %q: want binding a unread", views, v.Unread, v.String())
+		}
+	})
 }
 
 // TestHealth: the baseline is met at once when nothing changed, and

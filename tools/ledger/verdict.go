@@ -50,8 +50,12 @@ type Verdict struct {
 	// Unsettled lists the consumers whose final view still has something
 	// pending, something awaiting an acknowledgement, or a message of the
 	// binding left in a stream that removes settled ones; bindings
-	// without a view given to Verdict are listed with a zero view.
+	// without a view given to Verdict are listed with a zero view, and
+	// in Unread.
 	Unsettled []ConsumerView
+	// Unread lists the bindings that had events published and no view
+	// given to Verdict: the broker's state of those is not known.
+	Unread []string
 	// Foreign lists events delivered that were never published.
 	Foreign []Key
 	// Reexecutions lists every re-execution with its cause; ByCause
@@ -121,6 +125,9 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 	slices.Sort(bindings)
 	for _, b := range bindings {
 		cv, ok := byBinding[b]
+		if !ok {
+			v.Unread = append(v.Unread, b)
+		}
 		if !ok || !cv.Settled() {
 			cv.Binding = b // no view: listed as a zero view
 			v.Unsettled = append(v.Unsettled, cv)
@@ -183,6 +190,10 @@ func (v Verdict) String() string {
 		fmt.Fprintf(&b, "\nlost: %s seq %d", k.Binding, k.Seq)
 	}
 	for _, cv := range v.Unsettled {
+		if slices.Contains(v.Unread, cv.Binding) {
+			fmt.Fprintf(&b, "\nunsettled: %s, no view read", cv.Binding)
+			continue
+		}
 		fmt.Fprintf(&b, "\nunsettled: %s ack floor %d, pending %d, awaiting ack %d, left in the stream %d", cv.Binding, cv.AckFloor, cv.NumPending, cv.NumAckPending, cv.Left)
 	}
 	for _, r := range v.AfterVerified {

@@ -12,9 +12,9 @@ var (
 	// ErrRuntime: Run returned an error of its own, not for its context.
 	ErrRuntime = errors.New("soak: runtime stopped with an error")
 	// ErrVerdict: the ledger's verdict failed (wrapping
-	// ledger.ErrVerdict), or the consumers did not settle (wrapping
-	// ledger.ErrNotSettled, with the last read's error and the broker's
-	// state).
+	// ledger.ErrVerdict), or the consumers did not settle (wrapping a
+	// *ledger.SettleError: how many reads failed, the first and the last
+	// error, when the last read succeeded; and the broker's state).
 	ErrVerdict = errors.New("soak: verdict failed")
 	// ErrHarness: a fault was not healed when the run began settling
 	// (the broker not running or still paused, the link not passing):

@@ -113,12 +113,12 @@ func TestProbes(t *testing.T) {
 	}
 	var out strings.Builder
 	p := &publisher{cfg: cfg, admins: admins}
-	p.probes(t.Context(), &out)
+	p.probes(t.Context(), &out, "a test")
 	text := out.String()
 	for _, want := range []string{
-		"soak: probe, a core request nothing listens to: status 503 in ",
-		"soak: probe, the account's JetStream information: ",
-		"soak: probe, binding t0.b0's consumer info: ",
+		"soak: probe (a test), a core request nothing listens to: status 503 in ",
+		"soak: probe (a test), the account's JetStream information: ",
+		"soak: probe (a test), binding t0.b0's consumer info: ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)

@@ -19,14 +19,14 @@ const probeSubject = "latent.soak.probe"
 // read that failed. Each takes another path through the server, so the
 // answers tell requests that never reach JetStream apart from replies
 // that never reach the client.
-func (p *publisher) probes(ctx context.Context, out io.Writer) {
+func (p *publisher) probes(ctx context.Context, out io.Writer, when string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*requestBudget)
 	defer cancel()
 	p.close()
 	defer p.close()
 	_, c, err := p.client(ctx, 0)
 	if err != nil {
-		fmt.Fprintf(out, "soak: probes: %v\n", err)
+		fmt.Fprintf(out, "soak: probes (%s): %v\n", when, err)
 		return
 	}
 	b := p.cfg.Bindings[0]
@@ -42,12 +42,12 @@ func (p *publisher) probes(ctx context.Context, out io.Writer) {
 		cancel()
 		switch {
 		case err != nil:
-			fmt.Fprintf(out, "soak: probe, %s: no answer after %v: %v\n", pr.what, took, err)
+			fmt.Fprintf(out, "soak: probe (%s), %s: no answer after %v: %v\n", when, pr.what, took, err)
 			return // the connection is closed
 		case r.Status != 0:
-			fmt.Fprintf(out, "soak: probe, %s: status %d in %v\n", pr.what, r.Status, took)
+			fmt.Fprintf(out, "soak: probe (%s), %s: status %d in %v\n", when, pr.what, r.Status, took)
 		default:
-			fmt.Fprintf(out, "soak: probe, %s: %d bytes in %v\n", pr.what, len(r.Payload), took)
+			fmt.Fprintf(out, "soak: probe (%s), %s: %d bytes in %v\n", when, pr.what, len(r.Payload), took)
 		}
 	}
 }

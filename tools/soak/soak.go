@@ -213,6 +213,13 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	views, took, serr := led.WaitSettled(settleCtx, 50*time.Millisecond, pub.view)
 	cancelSettle()
 	res.Settle = took
+	if serr != nil {
+		// The broker as the settle phase left it, the runtime still
+		// stepping: the same probes after the runtime stopped (below)
+		// tell a broker the runtime kept busy from one that stopped
+		// answering.
+		pub.probes(ctx, out, "the runtime running")
+	}
 	stopRun()
 	if rerr := <-runDone; rerr != nil {
 		return res, fmt.Errorf("%w: %w", ErrRuntime, rerr)
@@ -232,7 +239,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 		}
 		logs := b.Logs()
 		fmt.Fprintf(out, "soak: the broker's log, last %d bytes at most:\n%s\n", settleLogBytes, logs[max(0, len(logs)-settleLogBytes):])
-		pub.probes(ctx, out)
+		pub.probes(ctx, out, "the runtime stopped")
 		dumpStacks(ctx, out, b)
 		return res, fmt.Errorf("%w: %w; after settling: %s", ErrVerdict, serr, after)
 	}
