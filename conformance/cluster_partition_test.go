@@ -259,11 +259,13 @@ func TestClusterSoakPartitionBridge(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), clusterWait)
 	defer cancel()
 	req := ce.requester(t, 0)
-	s, err := c.StreamLeader(ctx, req, trigStream)
+	// With a node bridging the cut, the groups may be electing again when
+	// asked: wait for a leader, as the runtime does.
+	s, err := c.WaitStreamLeader(ctx, req, trigStream, nil)
 	if err != nil {
 		t.Fatalf("pb0: stream leader: %v", err)
 	}
-	cl, err := c.ConsumerLeader(ctx, req, trigStream, ce.cfg.Bindings[0].Consumer)
+	cl, err := c.WaitConsumerLeader(ctx, req, trigStream, ce.cfg.Bindings[0].Consumer, nil)
 	if err != nil {
 		t.Fatalf("pb0: consumer leader: %v", err)
 	}
