@@ -16,8 +16,13 @@ import (
 // doubling up to MaxDialBackoff, jittered down to as little as half), and
 // never less than the time that visit held the loop (fairShare times it):
 // a binding that keeps timing out holds the loop at most a third of the
-// time, whatever the operation timeout. A visit whose consumer info the
-// broker answered resets it. Admission, the pools and the connection are untouched by a skip.
+// time, whatever the operation timeout. That floor is jittered too, up to
+// half again: a fixed multiple of a fixed operation timeout would bring
+// every retry back at the same phase of a periodic fault (a link that
+// flaps every second, retried every three) and miss every window in which
+// the consumer answers. A visit whose consumer info the broker answered
+// resets it. Admission, the pools and the connection are untouched by a
+// skip.
 
 // fairShare is how many times the loop time of a failed visit the binding
 // waits at least before its next visit.
@@ -61,7 +66,9 @@ func (t *Triggers) settleBackoff(b *bindingState, failed, answered bool, start, 
 	switch {
 	case failed:
 		b.backoff.failures++
-		wait := max(jitter(backoff(t.pools.lim, b.backoff.failures), t.rand), fairShare*end.Sub(start))
+		fair := fairShare * end.Sub(start)
+		fair += jitter(fair, t.rand) - fair/2 // [fair, 1.5 fair]
+		wait := max(jitter(backoff(t.pools.lim, b.backoff.failures), t.rand), fair)
 		b.backoff.retryAt = end.Add(wait)
 	case answered:
 		b.backoff = bindingBackoff{}

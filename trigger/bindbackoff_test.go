@@ -46,6 +46,9 @@ func TestBindingBackoff(t *testing.T) {
 			}
 			before := inspected
 			rep := r.step(t)
+			if rep.Binding == 1 { // the rotation's turn of the other binding
+				rep = r.step(t)
+			}
 			if rep.Binding != 0 || rep.Result != ResultFailed || rep.Error != ClassConnection || inspected != before+1 {
 				t.Fatalf("unanswered visit %d: %+v", n, rep)
 			}
@@ -68,8 +71,8 @@ func TestBindingBackoff(t *testing.T) {
 			return wait, delivered
 		}
 		w1, d1 := failUntilDue(1)
-		if w1 < fairShare*timeout || w1 > max(lim.MaxDialBackoff, fairShare*timeout) {
-			t.Errorf("first backoff %v, want between %v and %v", w1, fairShare*timeout, max(lim.MaxDialBackoff, fairShare*timeout))
+		if hi := max(lim.MaxDialBackoff, fairShare*timeout*3/2); w1 < fairShare*timeout || w1 > hi {
+			t.Errorf("first backoff %v, want between %v and %v", w1, fairShare*timeout, hi)
 		}
 		w2, d2 := failUntilDue(2)
 		if w2 < fairShare*timeout || r.trig.bindings[0].backoff.failures != 2 {
@@ -80,7 +83,11 @@ func TestBindingBackoff(t *testing.T) {
 		}
 
 		down = false
-		if rep := r.step(t); rep.Binding != 0 || rep.Result != ResultEmpty {
+		rep := r.step(t)
+		if rep.Binding == 1 { // the rotation's turn of the other binding
+			rep = r.step(t)
+		}
+		if rep.Binding != 0 || rep.Result != ResultEmpty {
 			t.Fatalf("visit once the consumer answers: %+v", rep)
 		}
 		if b := r.trig.bindings[0].backoff; b != (bindingBackoff{}) {
@@ -145,5 +152,33 @@ func TestBindingBackoffByPullReply(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestBindingBackoffJitter: the floor of a backoff, fairShare times the
+// loop time of the failed visit, is jittered up to half again, so retries
+// after a fixed operation timeout do not keep the phase of a periodic
+// fault; a long dial schedule still wins over it.
+func TestBindingBackoffJitter(t *testing.T) {
+	r := newRig(t, rtConfig(t, 1), PoolLimits{})
+	b := &r.trig.bindings[0]
+	start := time.Now()
+	const held = time.Second
+	seen := map[time.Duration]bool{}
+	for range 64 {
+		b.backoff = bindingBackoff{}
+		r.trig.settleBackoff(b, true, false, start, start.Add(held))
+		wait := b.backoff.retryAt.Sub(start.Add(held))
+		if lo, hi := fairShare*held, fairShare*held*3/2; wait < lo || wait > hi {
+			t.Fatalf("wait %v after a visit that held the loop %v, want between %v and %v", wait, held, lo, hi)
+		}
+		seen[wait] = true
+	}
+	if len(seen) < 32 {
+		t.Errorf("%d distinct waits in 64 backoffs: the floor is not jittered", len(seen))
+	}
+	r.trig.settleBackoff(b, false, true, start, start)
+	if b.backoff != (bindingBackoff{}) {
+		t.Errorf("backoff %+v after an answered visit, want reset", b.backoff)
 	}
 }
