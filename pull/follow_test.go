@@ -19,8 +19,9 @@ import (
 // message follows within the bound fails the pull and closes the
 // connection; a leadership change or shutdown after it (the leader went
 // before it sent the message, which the broker redelivers after the ack
-// wait) is that status, and any other status after it an unexpected
-// reply.
+// wait) is that status; the same status again (two leaders around a
+// partition's heal) is skipped, up to a bound; any other status after it
+// is an unexpected reply.
 func TestFakeServerStatusBeforeMessage(t *testing.T) {
 	t.Run("message follows", func(t *testing.T) {
 		c := dialFake(t, greet(), expectNext(1), []fakeserver.Step{
@@ -54,6 +55,33 @@ func TestFakeServerStatusBeforeMessage(t *testing.T) {
 		res, err := newFakeConsumer(t).Next(ctx, c)
 		if err != nil || res.Kind != pull.KindLeadershipChange || c.Closed() {
 			t.Fatalf("Next() = %v, %v (closed %v); want the leadership change on an open connection", res.Kind, err, c.Closed())
+		}
+	})
+	t.Run("the status again, then the message", func(t *testing.T) {
+		// Two consumer leaders around a partition's heal: each answers
+		// the pull with the status; the one with a quorum sends the
+		// message.
+		c := dialFake(t, greet(), expectNext(1), []fakeserver.Step{
+			status(1, "409 Batch Completed"), status(1, "409 Batch Completed"), delivery("orders.new", fakeAck, "x"), fakeserver.WaitClose(),
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		res, err := newFakeConsumer(t).Next(ctx, c)
+		if err != nil || res.Kind != pull.KindMessage || string(res.Payload) != "x" || c.Closed() {
+			t.Fatalf("Next() = %v %q, %v (closed %v); want the message on an open connection", res.Kind, res.Payload, err, c.Closed())
+		}
+	})
+	t.Run("the status without end", func(t *testing.T) {
+		steps := []fakeserver.Step{status(1, "409 Batch Completed")}
+		for range pull.MaxRepeatedCompleted + 1 {
+			steps = append(steps, status(1, "409 Batch Completed"))
+		}
+		c := dialFake(t, greet(), expectNext(1), append(steps, fakeserver.WaitClose()))
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		_, err := newFakeConsumer(t).Next(ctx, c)
+		if !errors.Is(err, pull.ErrUnexpectedReply) || !errors.Is(err, pull.ErrCloseConnection) {
+			t.Fatalf("Next() = %v, want an unexpected reply that requires closing", err)
 		}
 	})
 	t.Run("another status follows", func(t *testing.T) {

@@ -1,0 +1,4 @@
+package pull
+
+// MaxRepeatedCompleted is maxRepeatedCompleted, for the external tests.
+const MaxRepeatedCompleted = maxRepeatedCompleted
