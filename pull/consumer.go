@@ -243,11 +243,11 @@ func (c *Consumer) Next(ctx context.Context, r Requester) (Result, error) {
 	// "409 Batch Completed" as the first reply: the broker delivered a
 	// message to this request and sends it after the status (a replicated
 	// consumer, see follower). It is read within the same bound. The same
-	// status again is skipped, at most maxRepeatedCompleted times: as a
-	// partition heals, a consumer leader about to step down and the one
-	// elected meanwhile may both take the request (nats-server 2.14.6
-	// sent the status twice to one pull in TestClusterSoakPartitionMinority),
-	// and only a leader with a quorum sends the message.
+	// status again is skipped, at most maxRepeatedCompleted times:
+	// nats-server 2.14.6 sent it twice to one pull, then the message, as
+	// a cluster's cut routes healed (TestClusterSoakPartitionMinority;
+	// most likely the consumer leader about to step down and the one
+	// elected meanwhile both took the request).
 	for range maxRepeatedCompleted + 1 {
 		rep, err = f.Await(ctx, deadline)
 		if err != nil {

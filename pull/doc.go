@@ -73,11 +73,11 @@
 // consumer replicated in a cluster sends the status first and the message
 // once its delivered state has a quorum: through a Requester that also has
 // conn.Conn's Await method (see [Requester]), Next reads the message after
-// the status within the pull's bound. As a partition heals, the leader about
-// to step down and the one elected meanwhile may both answer the pull with
-// the status (2.14.6 did, in a cluster whose routes were cut and healed):
-// Next skips the repeated status, a few times at most, and takes the
-// message the leader with a quorum sends.
+// the status within the pull's bound. 2.14.6 may send the status twice for
+// one pull (seen as a cluster's cut routes healed; most likely the leader
+// about to step down and the one elected meanwhile): Next skips the
+// repeated status, a few times at most, and takes the message that
+// follows.
 //
 // A [Delivery] is valid until the next [Consumer.Next] on its Consumer, or
 // on any Consumer sharing its [Scratch] ([Options].Scratch): its ack subject
