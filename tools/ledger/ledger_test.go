@@ -330,3 +330,55 @@ func TestHealth(t *testing.T) {
 		t.Errorf("Wait after it ended: %v", err)
 	}
 }
+
+// TestKeptAfterAck: a message a work-queue stream still holds though the
+// function ran on it and the consumer's ack floor is past it is the
+// broker's state: set aside in KeptAfterAck, the consumer settled, nothing
+// lost. Any other message left keeps the consumer unsettled: one above
+// the floor, one never run, or a list of sequences cut short.
+func TestKeptAfterAck(t *testing.T) {
+	build := func() *ledger.Ledger {
+		l := ledger.New(cfg)
+		for seq := uint64(1); seq <= 4; seq++ {
+			l.Published("a", seq)
+			if seq != 4 {
+				run(l, "a", 0, seq, 1, pull.ActionAck, pull.AckVerified)
+			}
+		}
+		return l
+	}
+	tests := []struct {
+		name     string
+		view     ledger.ConsumerView
+		wantKept []ledger.Key
+	}{
+		{"run and below the floor", ledger.ConsumerView{Binding: "a", AckFloor: 3, Left: 2, LeftSeqs: []uint64{1, 3}},
+			[]ledger.Key{{Binding: "a", Seq: 1}, {Binding: "a", Seq: 3}}},
+		{"above the floor", ledger.ConsumerView{Binding: "a", AckFloor: 2, Left: 1, LeftSeqs: []uint64{3}}, nil},
+		{"never run", ledger.ConsumerView{Binding: "a", AckFloor: 4, Left: 1, LeftSeqs: []uint64{4}}, nil},
+		{"sequences cut short", ledger.ConsumerView{Binding: "a", AckFloor: 3, Left: 2, LeftSeqs: []uint64{1}}, nil},
+		{"something pending", ledger.ConsumerView{Binding: "a", AckFloor: 3, NumPending: 1, Left: 1, LeftSeqs: []uint64{1}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := build()
+			v := l.Verdict([]ledger.ConsumerView{tc.view})
+			if diff := cmp.Diff(tc.wantKept, v.KeptAfterAck); diff != "" {
+				t.Errorf("KeptAfterAck (-want +got):\n%s", diff)
+			}
+			if settled := len(v.Unsettled) == 0; settled != (tc.wantKept != nil) {
+				t.Errorf("unsettled %v, want settled %v", v.Unsettled, tc.wantKept != nil)
+			}
+			if tc.wantKept != nil && !strings.Contains(v.String(), "kept: a seq 1") {
+				t.Errorf("verdict %q does not list the kept messages", v.String())
+			}
+			// WaitSettled draws the same line.
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+			defer cancel()
+			_, _, err := l.WaitSettled(ctx, time.Millisecond, func(context.Context, string) (ledger.ConsumerView, error) { return tc.view, nil })
+			if (err == nil) != (tc.wantKept != nil) {
+				t.Errorf("WaitSettled = %v, want settled %v", err, tc.wantKept != nil)
+			}
+		})
+	}
+}

@@ -10,9 +10,10 @@ import (
 type ViewFunc func(ctx context.Context, binding string) (ConsumerView, error)
 
 // WaitSettled reads every binding's consumer that had events published,
-// every tick, until each shows everything settled (ConsumerView.Settled:
-// nothing pending, nothing awaiting an acknowledgement, nothing of the
-// binding left in a stream that removes settled messages) or ctx ends. It
+// every tick, until each shows everything settled (nothing pending,
+// nothing awaiting an acknowledgement, nothing of the binding left in a
+// stream that removes settled messages but what Verdict.KeptAfterAck sets
+// aside) or ctx ends. It
 // returns the views and how long settling took from the call. A read error
 // is retried at the next tick (the broker may still be coming back). When
 // ctx ends first the error is a *SettleError, matching ErrNotSettled, that
@@ -44,7 +45,10 @@ func (l *Ledger) WaitSettled(ctx context.Context, tick time.Duration, view ViewF
 			}
 			se.LastOK = time.Since(start)
 			latest[b] = cv
-			if !cv.Settled() {
+			l.mu.Lock()
+			_, settled := l.keptAfterAck(cv)
+			l.mu.Unlock()
+			if !settled {
 				done = false
 			}
 		}

@@ -25,7 +25,15 @@ type ConsumerView struct {
 	// gave up on. A limits stream keeps every message, and its view
 	// reports 0 (see ReadView).
 	Left uint64
+	// LeftSeqs are the stream sequences of the first of those messages,
+	// at most MaxLeftRead (see ReadView): what the ledger checks them
+	// against.
+	LeftSeqs []uint64
 }
+
+// MaxLeftRead is how many of a binding's messages left in its stream
+// ReadView reads the sequences of.
+const MaxLeftRead = 64
 
 // Reexecution is one run of the host's function on an event that it had
 // run on before, with the cause: what the runtime knew of the settlement of
@@ -56,6 +64,17 @@ type Verdict struct {
 	// Unread lists the bindings that had events published and no view
 	// given to Verdict: the broker's state of those is not known.
 	Unread []string
+	// KeptAfterAck lists messages a work-queue stream still holds though
+	// the runtime ran them and the consumer recorded their
+	// acknowledgement (at or below its ack floor, nothing pending or
+	// awaiting an acknowledgement): the broker's state, not the runtime's.
+	// After a kill, nats-server 2.14.6 rebuilds a stream whose state file
+	// is older than its last block ("Stream state outdated, last block has
+	// additional entries, will rebuild") and restores messages it had
+	// removed on their acknowledgement, while the consumer's floor stays
+	// past them: they are never delivered again, and never removed. A
+	// consumer whose only messages left are these is settled.
+	KeptAfterAck []Key
 	// Foreign lists events delivered that were never published.
 	Foreign []Key
 	// Reexecutions lists every re-execution with its cause; ByCause
@@ -128,12 +147,35 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 		if !ok {
 			v.Unread = append(v.Unread, b)
 		}
-		if !ok || !cv.Settled() {
+		kept, settled := l.keptAfterAck(cv)
+		if !ok || !settled {
 			cv.Binding = b // no view: listed as a zero view
 			v.Unsettled = append(v.Unsettled, cv)
+			continue
 		}
+		v.KeptAfterAck = append(v.KeptAfterAck, kept...)
 	}
 	return v
+}
+
+// keptAfterAck returns the messages cv's stream still holds that the
+// runtime ran and the consumer recorded as acknowledged (see
+// Verdict.KeptAfterAck), and whether the consumer is settled once those
+// are set aside: nothing pending, nothing awaiting an acknowledgement,
+// every message left read and each one of those. l.mu is held.
+func (l *Ledger) keptAfterAck(cv ConsumerView) ([]Key, bool) {
+	if cv.NumPending != 0 || cv.NumAckPending != 0 || uint64(len(cv.LeftSeqs)) != cv.Left {
+		return nil, false
+	}
+	var kept []Key
+	for _, seq := range cv.LeftSeqs {
+		k := Key{Binding: cv.Binding, Seq: seq}
+		if seq > cv.AckFloor || !slices.ContainsFunc(l.deliveries[k], func(d Delivery) bool { return d.Ran }) {
+			return nil, false
+		}
+		kept = append(kept, k)
+	}
+	return kept, true
 }
 
 // Settled reports whether a consumer's view shows everything settled:
@@ -142,7 +184,10 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 // is not judged (see ConsumerView.AckFloor): with nothing pending and
 // nothing awaiting an acknowledgement, every message of the binding the
 // stream holds was delivered and acknowledged, and the ledger checks
-// that every event published was delivered.
+// that every event published was delivered. The ledger also sets aside
+// the messages left that it saw run and the consumer recorded as
+// acknowledged (Verdict.KeptAfterAck); this method, without the ledger,
+// does not.
 func (cv ConsumerView) Settled() bool {
 	return cv.NumPending == 0 && cv.NumAckPending == 0 && cv.Left == 0
 }
@@ -176,8 +221,8 @@ func (v Verdict) Err() error {
 // re-executions by cause, and every loss.
 func (v Verdict) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "published %d, deliveries %d, executions %d, re-executions %d, after a verified ack %d, lost %d, unsettled consumers %d, foreign %d",
-		v.Published, v.Deliveries, v.Executions, len(v.Reexecutions), len(v.AfterVerified), len(v.Lost), len(v.Unsettled), len(v.Foreign))
+	fmt.Fprintf(&b, "published %d, deliveries %d, executions %d, re-executions %d, after a verified ack %d, lost %d, unsettled consumers %d, kept after their ack %d, foreign %d",
+		v.Published, v.Deliveries, v.Executions, len(v.Reexecutions), len(v.AfterVerified), len(v.Lost), len(v.Unsettled), len(v.KeptAfterAck), len(v.Foreign))
 	if len(v.Reexecutions) > 0 {
 		b.WriteString("\nre-executions by cause:")
 		for c := Cause(1); int(c) <= NumCauses; c++ {
@@ -189,12 +234,18 @@ func (v Verdict) String() string {
 	for _, k := range v.Lost {
 		fmt.Fprintf(&b, "\nlost: %s seq %d", k.Binding, k.Seq)
 	}
+	if len(v.KeptAfterAck) > 0 {
+		fmt.Fprintf(&b, "\nkept in the stream after their acknowledgement (the broker's state: run, acknowledged, never delivered again):")
+		for _, k := range v.KeptAfterAck {
+			fmt.Fprintf(&b, "\nkept: %s seq %d", k.Binding, k.Seq)
+		}
+	}
 	for _, cv := range v.Unsettled {
 		if slices.Contains(v.Unread, cv.Binding) {
 			fmt.Fprintf(&b, "\nunsettled: %s, no view read", cv.Binding)
 			continue
 		}
-		fmt.Fprintf(&b, "\nunsettled: %s ack floor %d, pending %d, awaiting ack %d, left in the stream %d", cv.Binding, cv.AckFloor, cv.NumPending, cv.NumAckPending, cv.Left)
+		fmt.Fprintf(&b, "\nunsettled: %s ack floor %d, pending %d, awaiting ack %d, left in the stream %d %v", cv.Binding, cv.AckFloor, cv.NumPending, cv.NumAckPending, cv.Left, cv.LeftSeqs)
 	}
 	for _, r := range v.AfterVerified {
 		fmt.Fprintf(&b, "\nafter a verified ack: %s seq %d delivery %d", r.Key.Binding, r.Key.Seq, r.Delivered)

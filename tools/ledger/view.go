@@ -16,8 +16,9 @@ type RequestFunc func(ctx context.Context, subject string, body []byte) ([]byte,
 // ReadView reads binding b's consumer through request: consumer info,
 // then stream info filtered on the binding's subject. Left counts the
 // binding's messages the stream still holds when its retention removes a
-// settled message (work-queue, interest); a limits stream keeps what it
-// delivered, and Left is 0. An API error (503 while JetStream recovers
+// settled message (work-queue, interest), and LeftSeqs gives the
+// sequences of the first MaxLeftRead of them; a limits stream keeps what
+// it delivered, and Left is 0. An API error (503 while JetStream recovers
 // after a start) is returned as an error, to be retried.
 func ReadView(ctx context.Context, request RequestFunc, b trigger.Binding) (ConsumerView, error) {
 	var ci struct {
@@ -65,7 +66,51 @@ func ReadView(ctx context.Context, request RequestFunc, b trigger.Binding) (Cons
 			cv.Left += n
 		}
 	}
+	if cv.Left > 0 {
+		seqs, err := leftSeqs(ctx, request, b, min(cv.Left, MaxLeftRead))
+		if err != nil {
+			return ConsumerView{}, err
+		}
+		cv.LeftSeqs = seqs
+	}
 	return cv, nil
+}
+
+// leftSeqs reads the stream sequences of the first n messages of the
+// binding its stream holds, one $JS.API.STREAM.MSG.GET after another
+// (next_by_subj on the filter subject, or on every subject). A message
+// removed meanwhile ends the list early (404).
+func leftSeqs(ctx context.Context, request RequestFunc, b trigger.Binding, n uint64) ([]uint64, error) {
+	subject := b.FilterSubject
+	if subject == "" {
+		subject = ">"
+	}
+	var seqs []uint64
+	next := uint64(1)
+	for range n {
+		body, err := json.Marshal(map[string]any{"seq": next, "next_by_subj": subject})
+		if err != nil {
+			return nil, err
+		}
+		var mg struct {
+			Message struct {
+				Seq uint64 `json:"seq"`
+			} `json:"message"`
+			Error *apiError `json:"error"`
+		}
+		err = readAPI(ctx, request, "$JS.API.STREAM.MSG.GET."+b.Stream, body, &mg, &mg.Error)
+		switch {
+		case err != nil && mg.Error != nil && mg.Error.Code == 404:
+			return seqs, nil
+		case err != nil:
+			return nil, err
+		case mg.Message.Seq < next:
+			return nil, fmt.Errorf("ledger: $JS.API.STREAM.MSG.GET.%s: sequence %d before %d", b.Stream, mg.Message.Seq, next)
+		}
+		seqs = append(seqs, mg.Message.Seq)
+		next = mg.Message.Seq + 1
+	}
+	return seqs, nil
 }
 
 type apiError struct {
