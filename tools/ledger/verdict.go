@@ -205,13 +205,15 @@ func (v Verdict) ErrNoLoss() error {
 }
 
 // Err is ErrNoLoss that also fails on any re-execution after a verified
-// acknowledgement: use it wherever the broker promises that a verified
-// acknowledgement survives the fault.
+// acknowledgement, and on any message kept in its stream after its
+// acknowledgement (KeptAfterAck: the removal the acknowledgement made did
+// not survive either): use it wherever the broker promises that a
+// verified acknowledgement survives the fault.
 func (v Verdict) Err() error {
 	if err := v.ErrNoLoss(); err != nil {
 		return err
 	}
-	if len(v.AfterVerified) > 0 {
+	if len(v.AfterVerified) > 0 || len(v.KeptAfterAck) > 0 {
 		return &VerdictError{Verdict: v}
 	}
 	return nil
