@@ -71,6 +71,20 @@ func TestFakeServerStatusBeforeMessage(t *testing.T) {
 			t.Fatalf("Next() = %v %q, %v (closed %v); want the message on an open connection", res.Kind, res.Payload, err, c.Closed())
 		}
 	})
+	t.Run("the status repeated to the bound, then the message", func(t *testing.T) {
+		steps := []fakeserver.Step{status(1, "409 Batch Completed")}
+		for range pull.MaxRepeatedCompleted {
+			steps = append(steps, status(1, "409 Batch Completed"))
+		}
+		steps = append(steps, delivery("orders.new", fakeAck, "x"), fakeserver.WaitClose())
+		c := dialFake(t, greet(), expectNext(1), steps)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		res, err := newFakeConsumer(t).Next(ctx, c)
+		if err != nil || res.Kind != pull.KindMessage || c.Closed() {
+			t.Fatalf("Next() = %v, %v (closed %v); want the message after %d repeats", res.Kind, err, c.Closed(), pull.MaxRepeatedCompleted)
+		}
+	})
 	t.Run("the status without end", func(t *testing.T) {
 		steps := []fakeserver.Step{status(1, "409 Batch Completed")}
 		for range pull.MaxRepeatedCompleted + 1 {

@@ -332,10 +332,12 @@ func TestHealth(t *testing.T) {
 }
 
 // TestKeptAfterAck: a message a work-queue stream still holds though the
-// function ran on it and the consumer's ack floor is past it is the
-// broker's state: set aside in KeptAfterAck, the consumer settled, nothing
-// lost. Any other message left keeps the consumer unsettled: one above
-// the floor, one never run, or a list of sequences cut short.
+// function ran on it, its ACK or TERM was verified and the consumer's ack
+// floor is past it is the broker's state: set aside in KeptAfterAck, the
+// consumer settled, nothing lost. Any other message left keeps the
+// consumer unsettled: one above the floor, one never run, one whose last
+// command was uncertain (given up at max_deliver included), a list of
+// sequences cut short, or anything pending or awaiting an acknowledgement.
 func TestKeptAfterAck(t *testing.T) {
 	build := func() *ledger.Ledger {
 		l := ledger.New(cfg)
@@ -343,6 +345,15 @@ func TestKeptAfterAck(t *testing.T) {
 			l.Published("a", seq)
 			run(l, "a", 0, seq, 1, pull.ActionAck, pull.AckVerified)
 		}
+		// Seq 5: given up at max_deliver with its last TERM uncertain;
+		// seq 6: its ACK uncertain; seq 7: exhausted, the TERM verified.
+		for seq := uint64(5); seq <= 7; seq++ {
+			l.Published("a", seq)
+		}
+		run(l, "a", 0, 5, 1, pull.ActionNak, pull.AckVerified)
+		run(l, "a", 0, 5, 2, pull.ActionExhausted, pull.AckUncertain)
+		run(l, "a", 0, 6, 1, pull.ActionAck, pull.AckUncertain)
+		run(l, "a", 0, 7, 2, pull.ActionExhausted, pull.AckVerified)
 		return l
 	}
 	tests := []struct {
@@ -356,6 +367,11 @@ func TestKeptAfterAck(t *testing.T) {
 		{"never run", ledger.ConsumerView{Binding: "a", AckFloor: 4, Left: 1, LeftSeqs: []uint64{4}}, nil}, // a message the ledger never saw run
 		{"sequences cut short", ledger.ConsumerView{Binding: "a", AckFloor: 3, Left: 2, LeftSeqs: []uint64{1}}, nil},
 		{"something pending", ledger.ConsumerView{Binding: "a", AckFloor: 3, NumPending: 1, Left: 1, LeftSeqs: []uint64{1}}, nil},
+		{"awaiting an acknowledgement", ledger.ConsumerView{Binding: "a", AckFloor: 3, NumAckPending: 1, Left: 1, LeftSeqs: []uint64{1}}, nil},
+		{"given up, the last TERM uncertain", ledger.ConsumerView{Binding: "a", AckFloor: 7, Left: 1, LeftSeqs: []uint64{5}}, nil},
+		{"the ACK uncertain", ledger.ConsumerView{Binding: "a", AckFloor: 7, Left: 1, LeftSeqs: []uint64{6}}, nil},
+		{"exhausted, the TERM verified", ledger.ConsumerView{Binding: "a", AckFloor: 7, Left: 2, LeftSeqs: []uint64{1, 7}},
+			[]ledger.Key{{Binding: "a", Seq: 1}, {Binding: "a", Seq: 7}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

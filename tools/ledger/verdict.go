@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/latent-systems/latent-nats/pull"
 )
 
 // ConsumerView is the broker's view of one binding's consumer, as its
@@ -65,9 +67,10 @@ type Verdict struct {
 	// given to Verdict: the broker's state of those is not known.
 	Unread []string
 	// KeptAfterAck lists messages a work-queue stream still holds though
-	// the runtime ran them and the consumer recorded their
-	// acknowledgement (at or below its ack floor, nothing pending or
-	// awaiting an acknowledgement): the broker's state, not the runtime's.
+	// the runtime ran them, the broker's receipt verified their ACK or
+	// TERM, and the consumer recorded it (at or below its ack floor,
+	// nothing pending or awaiting an acknowledgement): the broker's
+	// state, not the runtime's.
 	// After a kill, nats-server 2.14.6 rebuilds a stream whose state file
 	// is older than its last block ("Stream state outdated, last block has
 	// additional entries, will rebuild") and restores messages it had
@@ -159,8 +162,8 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 }
 
 // keptAfterAck returns the messages cv's stream still holds that the
-// runtime ran and the consumer recorded as acknowledged (see
-// Verdict.KeptAfterAck), and whether the consumer is settled once those
+// runtime ran, whose ACK or TERM was verified, and that the consumer
+// recorded as acknowledged (see Verdict.KeptAfterAck), and whether the consumer is settled once those
 // are set aside: nothing pending, nothing awaiting an acknowledgement,
 // every message left read and each one of those. l.mu is held.
 func (l *Ledger) keptAfterAck(cv ConsumerView) ([]Key, bool) {
@@ -170,12 +173,29 @@ func (l *Ledger) keptAfterAck(cv ConsumerView) ([]Key, bool) {
 	var kept []Key
 	for _, seq := range cv.LeftSeqs {
 		k := Key{Binding: cv.Binding, Seq: seq}
-		if seq > cv.AckFloor || !slices.ContainsFunc(l.deliveries[k], func(d Delivery) bool { return d.Ran }) {
+		if seq > cv.AckFloor || !slices.ContainsFunc(l.deliveries[k], settledVerified) {
 			return nil, false
 		}
 		kept = append(kept, k)
 	}
 	return kept, true
+}
+
+// settledVerified reports a delivery the function ran whose ACK or TERM
+// (exhausted included) the broker's receipt verified: the one settlement
+// after which a message left in a work-queue stream is the broker's state
+// alone. A message given up otherwise (its last command uncertain at
+// max_deliver, say) is not.
+func settledVerified(d Delivery) bool {
+	if !d.Ran || d.Settled == nil {
+		return false
+	}
+	switch d.Settled.Action {
+	case pull.ActionAck, pull.ActionTerm, pull.ActionExhausted:
+	default:
+		return false
+	}
+	return d.Settled.Ack == pull.AckVerified || d.Settled.Ack == pull.AckVerifiedLate
 }
 
 // Settled reports whether a consumer's view shows everything settled:

@@ -19,7 +19,7 @@
 //
 // The label sets are fixed and bounded. A binding is named by its index in
 // Config.Bindings (binding="0" .. binding="255"), never by its ID. The other
-// labels take the String names of the trigger package's enums: action
+// labels take the String names of the runtime's enums: action
 // (pull.Action), outcome (trigger.Outcome), class (trigger.ErrorClass),
 // resource (trigger.Resource), dial_failure (trigger.DialFailure), result
 // (trigger.StepResult) and ack (pull.AckState). A zero enum value, meaning "not applicable", is the
