@@ -391,6 +391,12 @@ func TestKeptAfterAck(t *testing.T) {
 			if tc.wantKept != nil && (v.ErrNoLoss() != nil || v.Err() == nil) {
 				t.Errorf("ErrNoLoss = %v, Err = %v; want nil, then a failure", v.ErrNoLoss(), v.Err())
 			}
+			if tc.name == "given up, the last TERM uncertain" {
+				want := "left: a seq 5, ran 2 times, last exhausted, ack uncertain"
+				if len(v.LeftUnsettled) != 1 || !strings.Contains(v.String(), want) {
+					t.Errorf("LeftUnsettled %v, verdict %q: want %q", v.LeftUnsettled, v.String(), want)
+				}
+			}
 			// WaitSettled draws the same line.
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 			defer cancel()

@@ -63,6 +63,12 @@ type Verdict struct {
 	// without a view given to Verdict are listed with a zero view, and
 	// in Unread.
 	Unsettled []ConsumerView
+	// LeftUnsettled lists each message an unsettled consumer's stream
+	// still holds that KeptAfterAck does not set aside, as far as its
+	// sequences were read, with what the ledger knows of it: what tells a
+	// message given up at max_deliver from one whose acknowledgement the
+	// broker lost.
+	LeftUnsettled []LeftMessage
 	// Unread lists the bindings that had events published and no view
 	// given to Verdict: the broker's state of those is not known.
 	Unread []string
@@ -154,11 +160,53 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 		if !ok || !settled {
 			cv.Binding = b // no view: listed as a zero view
 			v.Unsettled = append(v.Unsettled, cv)
+			v.LeftUnsettled = append(v.LeftUnsettled, l.leftOf(cv)...)
 			continue
 		}
 		v.KeptAfterAck = append(v.KeptAfterAck, kept...)
 	}
 	return v
+}
+
+// LeftMessage is a message left in a stream, with the ledger's record of
+// it: how many deliveries ran the function, and the runtime's settlement
+// of the last delivery it reported (nil when none).
+type LeftMessage struct {
+	Key  Key
+	Runs int
+	Last *Settlement
+}
+
+func (m LeftMessage) String() string {
+	last := "no settlement reported"
+	if m.Last != nil {
+		last = fmt.Sprintf("last %v, ack %v", m.Last.Action, m.Last.Ack)
+	}
+	return fmt.Sprintf("%s seq %d, ran %d times, %s", m.Key.Binding, m.Key.Seq, m.Runs, last)
+}
+
+// leftOf describes cv's messages left that are not kept after their
+// acknowledgement. l.mu is held.
+func (l *Ledger) leftOf(cv ConsumerView) []LeftMessage {
+	var out []LeftMessage
+	for _, seq := range cv.LeftSeqs {
+		k := Key{Binding: cv.Binding, Seq: seq}
+		ds := l.deliveries[k]
+		if seq <= cv.AckFloor && slices.ContainsFunc(ds, settledVerified) {
+			continue
+		}
+		m := LeftMessage{Key: k}
+		for _, d := range ds {
+			if d.Ran {
+				m.Runs++
+			}
+			if d.Settled != nil {
+				m.Last = d.Settled
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // keptAfterAck returns the messages cv's stream still holds that the
@@ -268,6 +316,9 @@ func (v Verdict) String() string {
 			continue
 		}
 		fmt.Fprintf(&b, "\nunsettled: %s ack floor %d, pending %d, awaiting ack %d, left in the stream %d %v", cv.Binding, cv.AckFloor, cv.NumPending, cv.NumAckPending, cv.Left, cv.LeftSeqs)
+	}
+	for _, m := range v.LeftUnsettled {
+		fmt.Fprintf(&b, "\nleft: %v", m)
 	}
 	for _, r := range v.AfterVerified {
 		fmt.Fprintf(&b, "\nafter a verified ack: %s seq %d delivery %d", r.Key.Binding, r.Key.Seq, r.Delivered)
