@@ -106,6 +106,10 @@ type Options struct {
 	// survives the faults injected: a re-execution after one then fails
 	// the run instead of being reported.
 	Durable bool
+	// SyncInterval is the broker's JetStream sync_interval
+	// (broker.Options.SyncInterval): "" for the server's default, "always"
+	// to fsync every write, or a duration. It says what a kill may lose.
+	SyncInterval string
 	// Binary is the nats-server to run; empty means the pinned one.
 	Binary string
 	// Out receives the progress and the figures; nil means none.

@@ -110,7 +110,11 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	}
 	rng := rand.New(rand.NewPCG(res.Seed, res.Seed^0x9e3779b97f4a7c15))
 	out := opts.Out
-	fmt.Fprintf(out, "soak: seed %d, %v, %d tenants x %d bindings, faults %v\n", res.Seed, opts.Duration, opts.Tenants, opts.Bindings, opts.Faults)
+	sync := opts.SyncInterval
+	if sync == "" {
+		sync = "default"
+	}
+	fmt.Fprintf(out, "soak: seed %d, %v, %d tenants x %d bindings, faults %v, sync %s\n", res.Seed, opts.Duration, opts.Tenants, opts.Bindings, opts.Faults, sync)
 
 	tenants := make([]string, opts.Tenants)
 	for i := range tenants {
@@ -118,7 +122,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	b, err := broker.Start(sctx, broker.Options{
-		Tenants: tenants, Binary: opts.Binary,
+		Tenants: tenants, Binary: opts.Binary, SyncInterval: opts.SyncInterval,
 		// The shortest lame duck the server allows: its clients are
 		// closed once the grace period has passed.
 		LameDuckDuration: broker.MinLameDuckDuration, LameDuckGracePeriod: time.Second,

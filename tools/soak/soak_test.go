@@ -2,6 +2,7 @@ package soak_test
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -66,5 +67,29 @@ func TestOptions(t *testing.T) {
 	}
 	if _, err := soak.ParseFault("flood"); !errors.Is(err, soak.ErrInvalidOptions) {
 		t.Errorf("ParseFault(flood) = %v", err)
+	}
+}
+
+// TestSoakSync: the broker runs with the sync interval asked for, which the
+// report's first line names; a value the broker refuses fails the setup,
+// before any fault.
+func TestSoakSync(t *testing.T) {
+	bin, err := broker.ServerBinary(t.Context())
+	if err != nil {
+		t.Fatalf("the pinned broker: %v", err)
+	}
+	var out strings.Builder
+	res, err := soak.Run(t.Context(), soak.Options{
+		Duration: soak.MinDuration, Tenants: 1, Bindings: 1, EventsPerRound: 4,
+		Faults: []soak.Fault{soak.FaultKill}, SyncInterval: "always", Binary: bin, Out: &out,
+	})
+	if err != nil || res.Rounds == 0 || !strings.Contains(out.String(), ", sync always\n") {
+		t.Fatalf("soak with sync always: %v after %d rounds:\n%s", err, res.Rounds, out.String())
+	}
+	_, err = soak.Run(t.Context(), soak.Options{
+		Duration: soak.MinDuration, Tenants: 1, Bindings: 1, SyncInterval: "sometimes", Binary: bin, Out: io.Discard,
+	})
+	if !errors.Is(err, soak.ErrSetup) {
+		t.Errorf("soak with sync %q: %v, want ErrSetup", "sometimes", err)
 	}
 }
