@@ -46,7 +46,7 @@ func (l *Ledger) WaitSettled(ctx context.Context, tick time.Duration, view ViewF
 			se.LastOK = time.Since(start)
 			latest[b] = cv
 			l.mu.Lock()
-			_, settled := l.keptAfterAck(cv)
+			_, _, settled := l.sortLeft(cv)
 			l.mu.Unlock()
 			if !settled {
 				done = false

@@ -156,11 +156,11 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 		if !ok {
 			v.Unread = append(v.Unread, b)
 		}
-		kept, settled := l.keptAfterAck(cv)
+		kept, left, settled := l.sortLeft(cv)
 		if !ok || !settled {
 			cv.Binding = b // no view: listed as a zero view
 			v.Unsettled = append(v.Unsettled, cv)
-			v.LeftUnsettled = append(v.LeftUnsettled, l.leftOf(cv)...)
+			v.LeftUnsettled = append(v.LeftUnsettled, left...)
 			continue
 		}
 		v.KeptAfterAck = append(v.KeptAfterAck, kept...)
@@ -185,14 +185,19 @@ func (m LeftMessage) String() string {
 	return fmt.Sprintf("%s seq %d, ran %d times, %s", m.Key.Binding, m.Key.Seq, m.Runs, last)
 }
 
-// leftOf describes cv's messages left that are not kept after their
-// acknowledgement. l.mu is held.
-func (l *Ledger) leftOf(cv ConsumerView) []LeftMessage {
-	var out []LeftMessage
+// sortLeft splits the messages cv's stream still holds into those kept
+// after their acknowledgement (see Verdict.KeptAfterAck: the runtime ran
+// them, their ACK or TERM was verified, and they are at or below the
+// consumer's floor) and the others, described with what the ledger knows
+// of them. The consumer is settled when nothing is pending, nothing awaits
+// an acknowledgement, every message left was read and none is of the
+// others. l.mu is held.
+func (l *Ledger) sortLeft(cv ConsumerView) (kept []Key, left []LeftMessage, settled bool) {
 	for _, seq := range cv.LeftSeqs {
 		k := Key{Binding: cv.Binding, Seq: seq}
 		ds := l.deliveries[k]
 		if seq <= cv.AckFloor && slices.ContainsFunc(ds, settledVerified) {
+			kept = append(kept, k)
 			continue
 		}
 		m := LeftMessage{Key: k}
@@ -204,29 +209,10 @@ func (l *Ledger) leftOf(cv ConsumerView) []LeftMessage {
 				m.Last = d.Settled
 			}
 		}
-		out = append(out, m)
+		left = append(left, m)
 	}
-	return out
-}
-
-// keptAfterAck returns the messages cv's stream still holds that the
-// runtime ran, whose ACK or TERM was verified, and that the consumer
-// recorded as acknowledged (see Verdict.KeptAfterAck), and whether the consumer is settled once those
-// are set aside: nothing pending, nothing awaiting an acknowledgement,
-// every message left read and each one of those. l.mu is held.
-func (l *Ledger) keptAfterAck(cv ConsumerView) ([]Key, bool) {
-	if cv.NumPending != 0 || cv.NumAckPending != 0 || uint64(len(cv.LeftSeqs)) != cv.Left {
-		return nil, false
-	}
-	var kept []Key
-	for _, seq := range cv.LeftSeqs {
-		k := Key{Binding: cv.Binding, Seq: seq}
-		if seq > cv.AckFloor || !slices.ContainsFunc(l.deliveries[k], settledVerified) {
-			return nil, false
-		}
-		kept = append(kept, k)
-	}
-	return kept, true
+	settled = cv.NumPending == 0 && cv.NumAckPending == 0 && uint64(len(cv.LeftSeqs)) == cv.Left && len(left) == 0
+	return kept, left, settled
 }
 
 // settledVerified reports a delivery the function ran whose ACK or TERM
