@@ -24,8 +24,8 @@ type VerdictError struct{ Verdict Verdict }
 
 func (e *VerdictError) Error() string {
 	v := &e.Verdict
-	return fmt.Sprintf("ledger: verdict failed: %d lost, %d unsettled consumers, %d re-executions after a verified acknowledgement, %d messages kept after their acknowledgement, %d foreign deliveries, %d reports of unknown bindings",
-		len(v.Lost), len(v.Unsettled), len(v.AfterVerified), len(v.KeptAfterAck), len(v.Foreign), v.BadReports)
+	return fmt.Sprintf("ledger: verdict failed: %d lost, %d unsettled consumers, %d re-executions after a verified acknowledgement, %d messages kept after their acknowledgement, %d retries dropped, %d foreign deliveries, %d reports of unknown bindings",
+		len(v.Lost), len(v.Unsettled), len(v.AfterVerified), len(v.KeptAfterAck), len(v.DroppedRetries), len(v.Foreign), v.BadReports)
 }
 
 func (e *VerdictError) Unwrap() error { return ErrVerdict }

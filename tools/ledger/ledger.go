@@ -38,7 +38,8 @@ type Delivery struct {
 // different goroutines, and runtimes of several installations (a restart at
 // the next epoch, two processes) may report into one.
 type Ledger struct {
-	bindings []string // binding ID by configuration index
+	bindings   []string          // binding ID by configuration index
+	maxDeliver map[string]uint64 // the configuration's max_deliver by binding ID
 
 	mu         sync.Mutex
 	published  map[Key]bool
@@ -53,11 +54,14 @@ type Ledger struct {
 // bindings by their index in cfg.Bindings.
 func New(cfg trigger.Config) *Ledger {
 	ids := make([]string, len(cfg.Bindings))
+	maxDeliver := make(map[string]uint64, len(cfg.Bindings))
 	for i, b := range cfg.Bindings {
 		ids[i] = b.ID
+		maxDeliver[b.ID] = uint64(max(b.MaxDeliver, 0))
 	}
 	return &Ledger{
 		bindings:   ids,
+		maxDeliver: maxDeliver,
 		published:  make(map[Key]bool),
 		last:       make(map[string]uint64),
 		deliveries: make(map[Key][]Delivery),

@@ -392,7 +392,7 @@ func TestKeptAfterAck(t *testing.T) {
 				t.Errorf("ErrNoLoss = %v, Err = %v; want nil, then a failure", v.ErrNoLoss(), v.Err())
 			}
 			if tc.name == "given up, the last TERM uncertain" {
-				want := "left: a seq 5, ran 2 times, last exhausted, ack uncertain"
+				want := "left: a seq 5, ran 2 times, last delivery 2, last exhausted, ack uncertain"
 				if len(v.LeftUnsettled) != 1 || !strings.Contains(v.String(), want) {
 					t.Errorf("LeftUnsettled %v, verdict %q: want %q", v.LeftUnsettled, v.String(), want)
 				}
@@ -403,6 +403,76 @@ func TestKeptAfterAck(t *testing.T) {
 			_, _, err := l.WaitSettled(ctx, time.Millisecond, func(context.Context, string) (ledger.ConsumerView, error) { return tc.view, nil })
 			if (err == nil) != (tc.wantKept != nil) {
 				t.Errorf("WaitSettled = %v, want settled %v", err, tc.wantKept != nil)
+			}
+		})
+	}
+}
+
+// TestDroppedRetries: a message a work-queue stream still holds whose last
+// delivery ran and was NAK'd, the NAK verified, below max_deliver, while
+// its consumer holds nothing pending and nothing awaiting an
+// acknowledgement, is a retry the broker dropped: set aside in
+// DroppedRetries, the consumer settled, nothing lost, and Err fails. A
+// NAK not verified, one at max_deliver, a later delivery not reported, or
+// a consumer still holding something keeps the consumer unsettled.
+func TestDroppedRetries(t *testing.T) {
+	cfg := trigger.Config{Bindings: []trigger.Binding{{ID: "a", MaxDeliver: 3}}}
+	build := func() *ledger.Ledger {
+		l := ledger.New(cfg)
+		for seq := uint64(1); seq <= 5; seq++ {
+			l.Published("a", seq)
+		}
+		run(l, "a", 0, 1, 1, pull.ActionNak, pull.AckVerified)
+		run(l, "a", 0, 1, 2, pull.ActionNak, pull.AckVerifiedLate)
+		run(l, "a", 0, 2, 1, pull.ActionNak, pull.AckUncertain)
+		run(l, "a", 0, 3, 3, pull.ActionNak, pull.AckVerified) // at max_deliver: the runtime's own fault
+		run(l, "a", 0, 4, 1, pull.ActionNak, pull.AckVerified)
+		l.Activated("a", 4, 2) // a later delivery, never reported
+		run(l, "a", 0, 5, 1, pull.ActionAck, pull.AckVerified)
+		return l
+	}
+	tests := []struct {
+		name        string
+		view        ledger.ConsumerView
+		wantDropped []uint64
+	}{
+		{"NAK verified, late", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{1}}, []uint64{1}},
+		{"beside one kept", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 2, LeftSeqs: []uint64{1, 5}}, []uint64{1}},
+		{"NAK uncertain", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{2}}, nil},
+		{"at max_deliver", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{3}}, nil},
+		{"a later delivery", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{4}}, nil},
+		{"awaiting an acknowledgement", ledger.ConsumerView{Binding: "a", AckFloor: 5, NumAckPending: 1, Left: 1, LeftSeqs: []uint64{1}}, nil},
+		{"something pending", ledger.ConsumerView{Binding: "a", AckFloor: 5, NumPending: 1, Left: 1, LeftSeqs: []uint64{1}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := build()
+			v := l.Verdict([]ledger.ConsumerView{tc.view})
+			var got []uint64
+			for _, m := range v.DroppedRetries {
+				got = append(got, m.Key.Seq)
+			}
+			if diff := cmp.Diff(tc.wantDropped, got); diff != "" {
+				t.Errorf("DroppedRetries (-want +got):\n%s", diff)
+			}
+			settled := tc.wantDropped != nil
+			if (len(v.Unsettled) == 0) != settled {
+				t.Errorf("unsettled %v, want settled %v", v.Unsettled, settled)
+			}
+			if settled {
+				want := "dropped: a seq 1, ran 2 times, last delivery 2, last nak, ack verified late"
+				if !strings.Contains(v.String(), want) {
+					t.Errorf("verdict %q does not contain %q", v.String(), want)
+				}
+				if v.ErrNoLoss() != nil || v.Err() == nil {
+					t.Errorf("ErrNoLoss = %v, Err = %v; want nil, then a failure", v.ErrNoLoss(), v.Err())
+				}
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+			defer cancel()
+			_, _, err := l.WaitSettled(ctx, time.Millisecond, func(context.Context, string) (ledger.ConsumerView, error) { return tc.view, nil })
+			if (err == nil) != settled {
+				t.Errorf("WaitSettled = %v, want settled %v", err, settled)
 			}
 		})
 	}

@@ -64,7 +64,8 @@ type Verdict struct {
 	// in Unread.
 	Unsettled []ConsumerView
 	// LeftUnsettled lists each message an unsettled consumer's stream
-	// still holds that KeptAfterAck does not set aside, as far as its
+	// still holds that neither KeptAfterAck nor DroppedRetries sets
+	// aside, as far as its
 	// sequences were read, with what the ledger knows of it: what tells a
 	// message given up at max_deliver from one whose acknowledgement the
 	// broker lost.
@@ -84,6 +85,18 @@ type Verdict struct {
 	// past them: they are never delivered again, and never removed. A
 	// consumer whose only messages left are these is settled.
 	KeptAfterAck []Key
+	// DroppedRetries lists messages a work-queue stream still holds whose
+	// last delivery the function ran and asked to retry, the broker's
+	// receipt verifying the NAK, below the binding's max_deliver, while
+	// the consumer holds nothing pending and nothing awaiting an
+	// acknowledgement: the broker owes a redelivery it no longer knows
+	// of, and the message is never delivered again. After a kill,
+	// nats-server 2.14.6 was seen to restore a consumer's state without
+	// a message it had NAK'd. (A redelivery the broker sent that never
+	// reached the runtime, repeated up to max_deliver, would look the
+	// same; the listing gives the delivery count.) A consumer whose only
+	// messages left are these and KeptAfterAck's is settled.
+	DroppedRetries []LeftMessage
 	// Foreign lists events delivered that were never published.
 	Foreign []Key
 	// Reexecutions lists every re-execution with its cause; ByCause
@@ -156,7 +169,7 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 		if !ok {
 			v.Unread = append(v.Unread, b)
 		}
-		kept, left, settled := l.sortLeft(cv)
+		kept, dropped, left, settled := l.sortLeft(cv)
 		if !ok || !settled {
 			cv.Binding = b // no view: listed as a zero view
 			v.Unsettled = append(v.Unsettled, cv)
@@ -164,17 +177,20 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 			continue
 		}
 		v.KeptAfterAck = append(v.KeptAfterAck, kept...)
+		v.DroppedRetries = append(v.DroppedRetries, dropped...)
 	}
 	return v
 }
 
 // LeftMessage is a message left in a stream, with the ledger's record of
-// it: how many deliveries ran the function, and the runtime's settlement
-// of the last delivery it reported (nil when none).
+// it: how many deliveries ran the function, the last delivery seen (its
+// count, 0 when none), and the runtime's settlement of the last delivery
+// it reported (nil when none).
 type LeftMessage struct {
-	Key  Key
-	Runs int
-	Last *Settlement
+	Key       Key
+	Runs      int
+	Delivered uint64
+	Last      *Settlement
 }
 
 func (m LeftMessage) String() string {
@@ -182,17 +198,18 @@ func (m LeftMessage) String() string {
 	if m.Last != nil {
 		last = fmt.Sprintf("last %v, ack %v", m.Last.Action, m.Last.Ack)
 	}
-	return fmt.Sprintf("%s seq %d, ran %d times, %s", m.Key.Binding, m.Key.Seq, m.Runs, last)
+	return fmt.Sprintf("%s seq %d, ran %d times, last delivery %d, %s", m.Key.Binding, m.Key.Seq, m.Runs, m.Delivered, last)
 }
 
-// sortLeft splits the messages cv's stream still holds into those kept
-// after their acknowledgement (see Verdict.KeptAfterAck: the runtime ran
-// them, their ACK or TERM was verified, and they are at or below the
-// consumer's floor) and the others, described with what the ledger knows
-// of them. The consumer is settled when nothing is pending, nothing awaits
-// an acknowledgement, every message left was read and none is of the
-// others. l.mu is held.
-func (l *Ledger) sortLeft(cv ConsumerView) (kept []Key, left []LeftMessage, settled bool) {
+// sortLeft sorts the messages cv's stream still holds: those kept after
+// their acknowledgement (see Verdict.KeptAfterAck: the runtime ran them,
+// their ACK or TERM was verified, and they are at or below the consumer's
+// floor), the retries the broker dropped (see Verdict.DroppedRetries), and
+// the others, described with what the ledger knows of them. The consumer
+// is settled when nothing is pending, nothing awaits an acknowledgement,
+// every message left was read and none is of the others. l.mu is held.
+func (l *Ledger) sortLeft(cv ConsumerView) (kept []Key, dropped, left []LeftMessage, settled bool) {
+	idle := cv.NumPending == 0 && cv.NumAckPending == 0
 	for _, seq := range cv.LeftSeqs {
 		k := Key{Binding: cv.Binding, Seq: seq}
 		ds := l.deliveries[k]
@@ -205,14 +222,30 @@ func (l *Ledger) sortLeft(cv ConsumerView) (kept []Key, left []LeftMessage, sett
 			if d.Ran {
 				m.Runs++
 			}
+			m.Delivered = max(m.Delivered, d.Delivered)
 			if d.Settled != nil {
 				m.Last = d.Settled
 			}
 		}
+		if idle && len(ds) > 0 && l.retryOwed(cv.Binding, ds[len(ds)-1]) {
+			dropped = append(dropped, m)
+			continue
+		}
 		left = append(left, m)
 	}
-	settled = cv.NumPending == 0 && cv.NumAckPending == 0 && uint64(len(cv.LeftSeqs)) == cv.Left && len(left) == 0
-	return kept, left, settled
+	settled = idle && uint64(len(cv.LeftSeqs)) == cv.Left && len(left) == 0
+	return kept, dropped, left, settled
+}
+
+// retryOwed reports whether last, a binding's last delivery of a message,
+// leaves the broker owing a redelivery: the function ran, the broker's
+// receipt verified the NAK, and the delivery was below the binding's
+// max_deliver. l.mu is held.
+func (l *Ledger) retryOwed(binding string, last Delivery) bool {
+	if !last.Ran || last.Settled == nil || last.Settled.Action != pull.ActionNak {
+		return false
+	}
+	return verified(last.Settled.Ack) && last.Delivered < l.maxDeliver[binding]
 }
 
 // settledVerified reports a delivery the function ran whose ACK or TERM
@@ -229,7 +262,13 @@ func settledVerified(d Delivery) bool {
 	default:
 		return false
 	}
-	return d.Settled.Ack == pull.AckVerified || d.Settled.Ack == pull.AckVerifiedLate
+	return verified(d.Settled.Ack)
+}
+
+// verified reports an acknowledgement the broker's receipt verified, in
+// time or late.
+func verified(a pull.AckState) bool {
+	return a == pull.AckVerified || a == pull.AckVerifiedLate
 }
 
 // Settled reports whether a consumer's view shows everything settled:
@@ -240,8 +279,8 @@ func settledVerified(d Delivery) bool {
 // stream holds was delivered and acknowledged, and the ledger checks
 // that every event published was delivered. The ledger also sets aside
 // the messages left that it saw run and the consumer recorded as
-// acknowledged (Verdict.KeptAfterAck); this method, without the ledger,
-// does not.
+// acknowledged (Verdict.KeptAfterAck) and the retries the broker dropped
+// (Verdict.DroppedRetries); this method, without the ledger, does not.
 func (cv ConsumerView) Settled() bool {
 	return cv.NumPending == 0 && cv.NumAckPending == 0 && cv.Left == 0
 }
@@ -259,15 +298,16 @@ func (v Verdict) ErrNoLoss() error {
 }
 
 // Err is ErrNoLoss that also fails on any re-execution after a verified
-// acknowledgement, and on any message kept in its stream after its
+// acknowledgement, on any message kept in its stream after its
 // acknowledgement (KeptAfterAck: the removal the acknowledgement made did
-// not survive either): use it wherever the broker promises that a
-// verified acknowledgement survives the fault.
+// not survive either) and on any retry the broker dropped after its
+// verified NAK (DroppedRetries): use it wherever the broker promises that
+// a verified acknowledgement survives the fault.
 func (v Verdict) Err() error {
 	if err := v.ErrNoLoss(); err != nil {
 		return err
 	}
-	if len(v.AfterVerified) > 0 || len(v.KeptAfterAck) > 0 {
+	if len(v.AfterVerified) > 0 || len(v.KeptAfterAck) > 0 || len(v.DroppedRetries) > 0 {
 		return &VerdictError{Verdict: v}
 	}
 	return nil
@@ -277,8 +317,8 @@ func (v Verdict) Err() error {
 // re-executions by cause, and every loss.
 func (v Verdict) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "published %d, deliveries %d, executions %d, re-executions %d, after a verified ack %d, lost %d, unsettled consumers %d, kept after their ack %d, foreign %d",
-		v.Published, v.Deliveries, v.Executions, len(v.Reexecutions), len(v.AfterVerified), len(v.Lost), len(v.Unsettled), len(v.KeptAfterAck), len(v.Foreign))
+	fmt.Fprintf(&b, "published %d, deliveries %d, executions %d, re-executions %d, after a verified ack %d, lost %d, unsettled consumers %d, kept after their ack %d, retries dropped %d, foreign %d",
+		v.Published, v.Deliveries, v.Executions, len(v.Reexecutions), len(v.AfterVerified), len(v.Lost), len(v.Unsettled), len(v.KeptAfterAck), len(v.DroppedRetries), len(v.Foreign))
 	if len(v.Reexecutions) > 0 {
 		b.WriteString("\nre-executions by cause:")
 		for c := Cause(1); int(c) <= NumCauses; c++ {
@@ -294,6 +334,12 @@ func (v Verdict) String() string {
 		fmt.Fprintf(&b, "\nkept in the stream after their acknowledgement (the broker's state: run, acknowledged, never delivered again):")
 		for _, k := range v.KeptAfterAck {
 			fmt.Fprintf(&b, "\nkept: %s seq %d", k.Binding, k.Seq)
+		}
+	}
+	if len(v.DroppedRetries) > 0 {
+		fmt.Fprintf(&b, "\nretries the broker dropped (its state: the NAK verified, nothing pending or awaiting an ack, never delivered again):")
+		for _, m := range v.DroppedRetries {
+			fmt.Fprintf(&b, "\ndropped: %v", m)
 		}
 	}
 	for _, cv := range v.Unsettled {

@@ -16,8 +16,11 @@
 // runtime's network poller. At the end the faults stop, every consumer must settle
 // within SettleBound, and the verdict is drawn: nothing lost, every
 // re-execution with its cause. A re-execution after a verified
-// acknowledgement fails the run where the broker promises that such an
-// acknowledgement survives (Options.Durable), and is reported otherwise.
+// acknowledgement, a message kept in its stream after one and a retry
+// dropped after a verified NAK fail the run where the broker promises
+// that a verified acknowledgement survives: when Options.Durable says so,
+// and whenever no kill was injected. After kills they are listed as the
+// broker's state.
 //
 // Command tools/soak/cmd/soak runs it (make soak; SOAK=1h for longer).
 package soak

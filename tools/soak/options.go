@@ -103,8 +103,11 @@ type Options struct {
 	// every kind.
 	Faults []Fault
 	// Durable says the broker promises that a verified acknowledgement
-	// survives the faults injected: a re-execution after one then fails
-	// the run instead of being reported.
+	// survives the faults injected: a re-execution after one, a message
+	// kept in its stream after one (ledger.Verdict.KeptAfterAck) or a
+	// retry dropped after a verified NAK (ledger.Verdict.DroppedRetries)
+	// then fails the run instead of being listed. A run that injected no
+	// kill is held to it whatever this says.
 	Durable bool
 	// SyncInterval is the broker's JetStream sync_interval
 	// (broker.Options.SyncInterval): "" for the server's default, "always"

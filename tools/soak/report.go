@@ -28,4 +28,26 @@ func report(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "soak: process: live heap %d KiB then %d KiB, goroutines %d then %d (installed, before any fault; stopped, after settling)\n",
 		r.Start.HeapBytes>>10, r.End.HeapBytes>>10, r.Start.Goroutines, r.End.Goroutines)
 	fmt.Fprintf(w, "soak: verdict: %s\n", r.Verdict)
+	fmt.Fprintf(w, "soak: verdict rule: %s\n", r.Rule)
+}
+
+// durable reports whether the run holds the broker to every verified
+// acknowledgement (ledger.Verdict.Err): when asked to, and whenever no kill
+// was injected. Only after a kill has nats-server 2.14.6 been seen to
+// restore a message it removed on a verified ACK (Verdict.KeptAfterAck) or
+// to forget a verified NAK's retry (Verdict.DroppedRetries); a graceful
+// restart, a pause or a cut link leaves it nothing to forget.
+func durable(opts Options, faults [NumFaults + 1]int) bool {
+	return opts.Durable || faults[FaultKill] == 0
+}
+
+// rule names the verdict's rule for the report.
+func rule(opts Options, faults [NumFaults + 1]int) string {
+	switch {
+	case opts.Durable:
+		return "durable (asked): a re-execution after a verified ack, a message kept after its ack or a dropped retry fails"
+	case faults[FaultKill] == 0:
+		return "durable (no kill injected): a re-execution after a verified ack, a message kept after its ack or a dropped retry fails"
+	}
+	return "no loss (kills injected): messages kept after their ack and retries dropped are the broker's state, listed"
 }

@@ -71,6 +71,8 @@ type Result struct {
 	// settle after the last fault.
 	Verdict ledger.Verdict
 	Settle  time.Duration
+	// Rule is the rule the verdict was held to (see Options.Durable).
+	Rule string
 	// Snapshot is the runtime's monitor at the end.
 	Snapshot trigger.Snapshot
 	// Start and End are the process's live heap and goroutines once the
@@ -231,6 +233,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 	trig.CloseIdle()
 	pub.close()
 	res.Verdict = led.Verdict(views)
+	res.Rule = rule(opts, res.Faults)
 	res.Snapshot = mon.Snapshot()
 	res.End = ReadUsage()
 	report(out, &res)
@@ -248,7 +251,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 		return res, fmt.Errorf("%w: %w; after settling: %s", ErrVerdict, serr, after)
 	}
 	verr := res.Verdict.ErrNoLoss()
-	if opts.Durable {
+	if durable(opts, res.Faults) {
 		verr = res.Verdict.Err()
 	}
 	if verr != nil {

@@ -28,7 +28,7 @@ func main() {
 	fs.IntVar(&opts.EventsPerRound, "events", 16, "events published each round")
 	fs.Uint64Var(&opts.Seed, "seed", 0, "seed of the random choices (0: from the clock)")
 	faults := fs.String("faults", "", "comma-separated faults to inject (default all)")
-	fs.BoolVar(&opts.Durable, "durable", false, "fail on a re-execution after a verified acknowledgement")
+	fs.BoolVar(&opts.Durable, "durable", false, "fail on a re-execution after a verified acknowledgement, a message kept after one, or a dropped retry, even after kills")
 	fs.StringVar(&opts.SyncInterval, "sync", "", `the broker's JetStream sync_interval: "always", a duration, or empty for the server's default`)
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
