@@ -80,7 +80,9 @@ func (e *trigEnv) settle(t *testing.T) (ledger.Verdict, time.Duration) {
 }
 
 // checkVerdict fails the case unless the verdict shows nothing lost and,
-// when durable, no re-execution after a verified acknowledgement.
+// when durable, no re-execution after a verified acknowledgement, no
+// message kept after one and no retry dropped after a verified NAK
+// (ledger.Verdict.Err).
 func checkVerdict(t *testing.T, v ledger.Verdict, durable bool) {
 	t.Helper()
 	err := v.ErrNoLoss()

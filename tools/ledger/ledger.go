@@ -26,11 +26,14 @@ type Settlement struct {
 
 // Delivery is one delivery of an event: whether the host's function ran on
 // it, and the runtime's settlement of it (nil until reported, and for ever
-// when the runtime's process died during the step).
+// when the runtime's process died during the step). Kills is how many
+// kills of the broker the ledger had recorded (Killing) when the delivery
+// was recorded: a kill after it is one that may have lost its settlement.
 type Delivery struct {
 	Delivered uint64
 	Ran       bool
 	Settled   *Settlement
+	Kills     int
 }
 
 // Ledger is the record of one scenario. It is safe for concurrent use: the
@@ -46,6 +49,7 @@ type Ledger struct {
 	last       map[string]uint64 // last sequence published per binding
 	order      []Key             // published keys in order
 	deliveries map[Key][]Delivery
+	kills      int // kills of the broker recorded (Killing)
 	reports    int
 	badReports int // reports naming a binding index outside the configuration
 }
@@ -90,10 +94,20 @@ func (l *Ledger) Activated(binding string, seq, delivered uint64) {
 	k := Key{binding, seq}
 	d := l.deliveries[k]
 	if n := len(d) - 1; n >= 0 && d[n].Delivered == delivered && !d[n].Ran && d[n].Settled == nil {
-		d[n].Ran = true
+		d[n].Ran, d[n].Kills = true, l.kills
 		return
 	}
-	l.deliveries[k] = append(d, Delivery{Delivered: delivered, Ran: true})
+	l.deliveries[k] = append(d, Delivery{Delivered: delivered, Ran: true, Kills: l.kills})
+}
+
+// Killing records that the broker's process is about to be killed: it may
+// come back with its state as last written to disk, without settlements
+// it had taken. Call it before the kill, so that every delivery recorded
+// before the call is counted as before it (see Verdict.DroppedRetries).
+func (l *Ledger) Killing() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.kills++
 }
 
 // ObserveStep records the runtime's report of a step (it makes a Ledger a
@@ -120,7 +134,7 @@ func (l *Ledger) ObserveStep(r trigger.StepReport) {
 		d[n].Settled = s
 		return
 	}
-	l.deliveries[k] = append(d, Delivery{Delivered: r.Delivered, Settled: s})
+	l.deliveries[k] = append(d, Delivery{Delivered: r.Delivered, Settled: s, Kills: l.kills})
 }
 
 // Deliveries returns a copy of the deliveries of one event, in order.

@@ -409,19 +409,24 @@ func TestKeptAfterAck(t *testing.T) {
 }
 
 // TestDroppedRetries: a message a work-queue stream still holds whose last
-// delivery ran and was NAK'd, the NAK verified, below max_deliver, while
-// its consumer holds nothing pending and nothing awaiting an
-// acknowledgement, is a retry the broker dropped: set aside in
-// DroppedRetries, the consumer settled, nothing lost, and Err fails. A
-// NAK not verified, one at max_deliver, a later delivery not reported, or
-// a consumer still holding something keeps the consumer unsettled.
+// delivery ran and was NAK'd, the NAK verified, below max_deliver, the
+// delivery recorded before a kill of the broker, while its consumer holds
+// nothing pending and nothing awaiting an acknowledgement, is a retry the
+// broker dropped: set aside in DroppedRetries, the consumer settled,
+// nothing lost, and Err fails. A NAK not verified, one at max_deliver, a
+// later delivery not reported, a report with no run recorded (a late
+// one), a delivery after the last kill, a binding with no max_deliver
+// known, or a consumer still holding something leaves the message in
+// LeftUnsettled and the consumer unsettled.
 func TestDroppedRetries(t *testing.T) {
-	cfg := trigger.Config{Bindings: []trigger.Binding{{ID: "a", MaxDeliver: 3}}}
+	cfg := trigger.Config{Bindings: []trigger.Binding{{ID: "a", MaxDeliver: 3}, {ID: "z"}}}
 	build := func() *ledger.Ledger {
 		l := ledger.New(cfg)
-		for seq := uint64(1); seq <= 5; seq++ {
+		for seq := uint64(1); seq <= 7; seq++ {
 			l.Published("a", seq)
 		}
+		l.Published("z", 1)
+		l.Published("q", 1) // a binding outside the configuration
 		run(l, "a", 0, 1, 1, pull.ActionNak, pull.AckVerified)
 		run(l, "a", 0, 1, 2, pull.ActionNak, pull.AckVerifiedLate)
 		run(l, "a", 0, 2, 1, pull.ActionNak, pull.AckUncertain)
@@ -429,6 +434,11 @@ func TestDroppedRetries(t *testing.T) {
 		run(l, "a", 0, 4, 1, pull.ActionNak, pull.AckVerified)
 		l.Activated("a", 4, 2) // a later delivery, never reported
 		run(l, "a", 0, 5, 1, pull.ActionAck, pull.AckVerified)
+		l.ObserveStep(report(0, 6, 1, pull.ActionNak, pull.AckVerified)) // no run recorded
+		run(l, "z", 1, 1, 1, pull.ActionNak, pull.AckVerified)
+		l.Activated("q", 1, 1)
+		l.Killing()
+		run(l, "a", 0, 7, 1, pull.ActionNak, pull.AckVerified) // after the kill
 		return l
 	}
 	tests := []struct {
@@ -441,13 +451,22 @@ func TestDroppedRetries(t *testing.T) {
 		{"NAK uncertain", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{2}}, nil},
 		{"at max_deliver", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{3}}, nil},
 		{"a later delivery", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{4}}, nil},
+		{"no run recorded", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{6}}, nil},
+		{"after the last kill", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{7}}, nil},
+		{"no max_deliver", ledger.ConsumerView{Binding: "z", AckFloor: 1, Left: 1, LeftSeqs: []uint64{1}}, nil},
 		{"awaiting an acknowledgement", ledger.ConsumerView{Binding: "a", AckFloor: 5, NumAckPending: 1, Left: 1, LeftSeqs: []uint64{1}}, nil},
 		{"something pending", ledger.ConsumerView{Binding: "a", AckFloor: 5, NumPending: 1, Left: 1, LeftSeqs: []uint64{1}}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l := build()
-			v := l.Verdict([]ledger.ConsumerView{tc.view})
+			views := []ledger.ConsumerView{tc.view}
+			for _, b := range []string{"a", "z", "q"} {
+				if b != tc.view.Binding {
+					views = append(views, ledger.ConsumerView{Binding: b})
+				}
+			}
+			v := l.Verdict(views)
 			var got []uint64
 			for _, m := range v.DroppedRetries {
 				got = append(got, m.Key.Seq)
@@ -467,10 +486,19 @@ func TestDroppedRetries(t *testing.T) {
 				if v.ErrNoLoss() != nil || v.Err() == nil {
 					t.Errorf("ErrNoLoss = %v, Err = %v; want nil, then a failure", v.ErrNoLoss(), v.Err())
 				}
+			} else if len(v.LeftUnsettled) != 1 || v.LeftUnsettled[0].Key != (ledger.Key{Binding: tc.view.Binding, Seq: tc.view.LeftSeqs[0]}) {
+				t.Errorf("LeftUnsettled %v, want the message left", v.LeftUnsettled)
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 			defer cancel()
-			_, _, err := l.WaitSettled(ctx, time.Millisecond, func(context.Context, string) (ledger.ConsumerView, error) { return tc.view, nil })
+			_, _, err := l.WaitSettled(ctx, time.Millisecond, func(_ context.Context, b string) (ledger.ConsumerView, error) {
+				for _, cv := range views {
+					if cv.Binding == b {
+						return cv, nil
+					}
+				}
+				return ledger.ConsumerView{Binding: b}, nil
+			})
 			if (err == nil) != settled {
 				t.Errorf("WaitSettled = %v, want settled %v", err, settled)
 			}

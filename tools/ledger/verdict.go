@@ -87,15 +87,16 @@ type Verdict struct {
 	KeptAfterAck []Key
 	// DroppedRetries lists messages a work-queue stream still holds whose
 	// last delivery the function ran and asked to retry, the broker's
-	// receipt verifying the NAK, below the binding's max_deliver, while
-	// the consumer holds nothing pending and nothing awaiting an
-	// acknowledgement: the broker owes a redelivery it no longer knows
-	// of, and the message is never delivered again. After a kill,
-	// nats-server 2.14.6 was seen to restore a consumer's state without
-	// a message it had NAK'd. (A redelivery the broker sent that never
-	// reached the runtime, repeated up to max_deliver, would look the
-	// same; the listing gives the delivery count.) A consumer whose only
-	// messages left are these and KeptAfterAck's is settled.
+	// receipt verifying the NAK, below the binding's max_deliver, and
+	// whose delivery began before a kill of the broker (Ledger.Killing),
+	// while the consumer holds nothing pending and nothing awaiting an
+	// acknowledgement: by the consumer's state no redelivery is owed.
+	// After a kill, nats-server 2.14.6 was seen to restore a consumer's
+	// state without a message it had NAK'd, so the retry is never made.
+	// Redeliveries the broker sent up to max_deliver that all failed to
+	// reach the runtime would look the same; the listing gives the last
+	// delivery count the runtime saw. A consumer whose only messages left
+	// are these and KeptAfterAck's is settled.
 	DroppedRetries []LeftMessage
 	// Foreign lists events delivered that were never published.
 	Foreign []Key
@@ -238,14 +239,15 @@ func (l *Ledger) sortLeft(cv ConsumerView) (kept []Key, dropped, left []LeftMess
 }
 
 // retryOwed reports whether last, a binding's last delivery of a message,
-// leaves the broker owing a redelivery: the function ran, the broker's
-// receipt verified the NAK, and the delivery was below the binding's
-// max_deliver. l.mu is held.
+// left the broker owing a redelivery that a kill may have lost: the
+// function ran, the broker's receipt verified the NAK, the delivery was
+// below the binding's max_deliver, and a kill was recorded after it began.
+// l.mu is held.
 func (l *Ledger) retryOwed(binding string, last Delivery) bool {
 	if !last.Ran || last.Settled == nil || last.Settled.Action != pull.ActionNak {
 		return false
 	}
-	return verified(last.Settled.Ack) && last.Delivered < l.maxDeliver[binding]
+	return verified(last.Settled.Ack) && last.Delivered < l.maxDeliver[binding] && last.Kills < l.kills
 }
 
 // settledVerified reports a delivery the function ran whose ACK or TERM
@@ -337,7 +339,7 @@ func (v Verdict) String() string {
 		}
 	}
 	if len(v.DroppedRetries) > 0 {
-		fmt.Fprintf(&b, "\nretries the broker dropped (its state: the NAK verified, nothing pending or awaiting an ack, never delivered again):")
+		fmt.Fprintf(&b, "\nretries dropped (the NAK verified, then a kill; the consumer holds nothing pending or awaiting an ack, so owes no redelivery: the broker forgot the retry, or its redeliveries up to max_deliver never reached the runtime):")
 		for _, m := range v.DroppedRetries {
 			fmt.Fprintf(&b, "\ndropped: %v", m)
 		}

@@ -196,6 +196,9 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 			break
 		}
 		f := opts.Faults[rng.IntN(len(opts.Faults))]
+		if f == FaultKill {
+			led.Killing()
+		}
 		if err := inject(ctx, b, proxy, rng, f); err != nil {
 			return res, fmt.Errorf("soak: injecting %s: %w", f, err)
 		}

@@ -39,6 +39,15 @@ func TestSoakShort(t *testing.T) {
 	if faults != res.Rounds {
 		t.Errorf("%d faults in %d rounds, want one a round", faults, res.Rounds)
 	}
+	// The verdict was held to every verified acknowledgement unless a
+	// kill was injected.
+	want := "durable (no kill injected)"
+	if res.Faults[soak.FaultKill] > 0 {
+		want = "no loss (kills injected)"
+	}
+	if !strings.HasPrefix(res.Rule, want) || !strings.Contains(out.String(), "soak: verdict rule: "+want) {
+		t.Errorf("rule %q after %d kills; want it to start %q, and reported", res.Rule, res.Faults[soak.FaultKill], want)
+	}
 }
 
 func TestOptions(t *testing.T) {
