@@ -41,13 +41,14 @@ func durable(opts Options, faults [NumFaults + 1]int) bool {
 	return opts.Durable || faults[FaultKill] == 0
 }
 
-// rule names the verdict's rule for the report.
+// rule names the verdict's rule for the report, and why it applies.
 func rule(opts Options, faults [NumFaults + 1]int) string {
+	const strict = "a re-execution after a verified ack, a message kept after its ack or a dropped retry fails"
 	switch {
+	case !durable(opts, faults):
+		return "no loss (kills injected): messages kept after their ack and retries dropped are the broker's state, listed"
 	case opts.Durable:
-		return "durable (asked): a re-execution after a verified ack, a message kept after its ack or a dropped retry fails"
-	case faults[FaultKill] == 0:
-		return "durable (no kill injected): a re-execution after a verified ack, a message kept after its ack or a dropped retry fails"
+		return "durable (asked): " + strict
 	}
-	return "no loss (kills injected): messages kept after their ack and retries dropped are the broker's state, listed"
+	return "durable (no kill injected): " + strict
 }
