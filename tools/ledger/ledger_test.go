@@ -336,7 +336,8 @@ func TestHealth(t *testing.T) {
 // floor is past it is the broker's state: set aside in KeptAfterAck, the
 // consumer settled, nothing lost. Any other message left keeps the
 // consumer unsettled: one above the floor, one never run, one whose last
-// command was uncertain (given up at max_deliver included), a list of
+// command was uncertain (given up at max_deliver included, where the
+// configuration names no max_deliver: see TestGivenUp), a list of
 // sequences cut short, or anything pending or awaiting an acknowledgement.
 func TestKeptAfterAck(t *testing.T) {
 	build := func() *ledger.Ledger {
@@ -496,6 +497,99 @@ func TestDroppedRetries(t *testing.T) {
 					if cv.Binding == b {
 						return cv, nil
 					}
+				}
+				return ledger.ConsumerView{Binding: b}, nil
+			})
+			if (err == nil) != settled {
+				t.Errorf("WaitSettled = %v, want settled %v", err, settled)
+			}
+		})
+	}
+}
+
+// TestGivenUp: a message a work-queue stream still holds whose last
+// delivery, the max_deliver-th, ran and was given up on with a TERM whose
+// receipt was not verified, at or below the consumer's floor with nothing
+// pending or awaiting an acknowledgement, is one the broker gave up on at
+// max_deliver: set aside in GivenUp, the consumer settled, and neither
+// ErrNoLoss nor Err fails. Below max_deliver, above the floor, with a
+// later delivery, with max_deliver unknown, or with something pending, it
+// stays in LeftUnsettled.
+func TestGivenUp(t *testing.T) {
+	cfg := trigger.Config{Bindings: []trigger.Binding{{ID: "a", MaxDeliver: 2}, {ID: "z"}}}
+	build := func() *ledger.Ledger {
+		l := ledger.New(cfg)
+		for seq := uint64(1); seq <= 6; seq++ {
+			l.Published("a", seq)
+		}
+		l.Published("z", 1)
+		run(l, "a", 0, 1, 1, pull.ActionNak, pull.AckVerified)
+		run(l, "a", 0, 1, 2, pull.ActionExhausted, pull.AckUncertain)
+		run(l, "a", 0, 6, 2, pull.ActionNak, pull.AckUncertain)       // a NAK at max_deliver: the runtime's own fault
+		run(l, "a", 0, 2, 1, pull.ActionExhausted, pull.AckUncertain) // below max_deliver: the runtime's own fault
+		run(l, "a", 0, 3, 2, pull.ActionExhausted, pull.AckNone)
+		l.Activated("a", 3, 3) // a later delivery, never reported
+		run(l, "a", 0, 4, 2, pull.ActionExhausted, pull.AckNone)
+		run(l, "a", 0, 5, 1, pull.ActionAck, pull.AckVerified)
+		run(l, "z", 1, 1, 2, pull.ActionExhausted, pull.AckUncertain)
+		return l
+	}
+	tests := []struct {
+		name       string
+		view       ledger.ConsumerView
+		wantGiven  []uint64
+		wantKeptTo bool // also a kept message beside it
+	}{
+		{"TERM uncertain", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{1}}, []uint64{1}, false},
+		{"TERM not sent, beside one kept", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 2, LeftSeqs: []uint64{4, 5}}, []uint64{4}, true},
+		{"below max_deliver", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{2}}, nil, false},
+		{"a NAK at max_deliver", ledger.ConsumerView{Binding: "a", AckFloor: 6, Left: 1, LeftSeqs: []uint64{6}}, nil, false},
+		{"a later delivery", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{3}}, nil, false},
+		{"above the floor", ledger.ConsumerView{Binding: "a", AckFloor: 0, Left: 1, LeftSeqs: []uint64{1}}, nil, false},
+		{"awaiting an acknowledgement", ledger.ConsumerView{Binding: "a", AckFloor: 5, NumAckPending: 1, Left: 1, LeftSeqs: []uint64{1}}, nil, false},
+		{"no max_deliver", ledger.ConsumerView{Binding: "z", AckFloor: 1, Left: 1, LeftSeqs: []uint64{1}}, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := build()
+			other := "z"
+			if tc.view.Binding == "z" {
+				other = "a"
+			}
+			views := []ledger.ConsumerView{tc.view, {Binding: other}}
+			v := l.Verdict(views)
+			var got []uint64
+			for _, m := range v.GivenUp {
+				got = append(got, m.Key.Seq)
+			}
+			if diff := cmp.Diff(tc.wantGiven, got); diff != "" {
+				t.Errorf("GivenUp (-want +got):\n%s", diff)
+			}
+			settled := tc.wantGiven != nil
+			if (len(v.Unsettled) == 0) != settled {
+				t.Errorf("unsettled %v, want settled %v", v.Unsettled, settled)
+			}
+			if tc.wantKeptTo && len(v.KeptAfterAck) != 1 {
+				t.Errorf("KeptAfterAck %v, want seq 5", v.KeptAfterAck)
+			}
+			if settled {
+				if !strings.Contains(v.String(), "given up: a seq") {
+					t.Errorf("verdict %q does not list it", v.String())
+				}
+				if err := v.ErrNoLoss(); err != nil {
+					t.Errorf("ErrNoLoss = %v", err)
+				}
+				if err := v.Err(); (err != nil) != tc.wantKeptTo {
+					t.Errorf("Err = %v, want failing only for the kept message", err)
+				}
+			} else if len(v.LeftUnsettled) != 1 {
+				t.Errorf("LeftUnsettled %v, want the message left", v.LeftUnsettled)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+			defer cancel()
+			_, _, err := l.WaitSettled(ctx, time.Millisecond, func(_ context.Context, b string) (ledger.ConsumerView, error) {
+				if b == tc.view.Binding {
+					return tc.view, nil
 				}
 				return ledger.ConsumerView{Binding: b}, nil
 			})

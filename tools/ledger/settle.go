@@ -12,8 +12,8 @@ type ViewFunc func(ctx context.Context, binding string) (ConsumerView, error)
 // WaitSettled reads every binding's consumer that had events published,
 // every tick, until each shows everything settled (nothing pending,
 // nothing awaiting an acknowledgement, nothing of the binding left in a
-// stream that removes settled messages but what Verdict.KeptAfterAck and
-// Verdict.DroppedRetries set aside) or ctx ends. It
+// stream that removes settled messages but what Verdict.KeptAfterAck,
+// Verdict.DroppedRetries and Verdict.GivenUp set aside) or ctx ends. It
 // returns the views and how long settling took from the call. A read error
 // is retried at the next tick (the broker may still be coming back). When
 // ctx ends first the error is a *SettleError, matching ErrNotSettled, that
@@ -46,7 +46,7 @@ func (l *Ledger) WaitSettled(ctx context.Context, tick time.Duration, view ViewF
 			se.LastOK = time.Since(start)
 			latest[b] = cv
 			l.mu.Lock()
-			_, _, _, settled := l.sortLeft(cv)
+			settled := l.sortLeft(cv).settled
 			l.mu.Unlock()
 			if !settled {
 				done = false

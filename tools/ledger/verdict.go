@@ -64,8 +64,8 @@ type Verdict struct {
 	// in Unread.
 	Unsettled []ConsumerView
 	// LeftUnsettled lists each message an unsettled consumer's stream
-	// still holds that neither KeptAfterAck nor DroppedRetries sets
-	// aside, as far as its
+	// still holds that KeptAfterAck, DroppedRetries and GivenUp do not
+	// set aside, as far as its
 	// sequences were read, with what the ledger knows of it: what tells a
 	// message given up at max_deliver from one whose acknowledgement the
 	// broker lost.
@@ -98,6 +98,19 @@ type Verdict struct {
 	// delivery count the runtime saw. A consumer whose only messages left
 	// are these and KeptAfterAck's is settled.
 	DroppedRetries []LeftMessage
+	// GivenUp lists messages a work-queue stream still holds whose last
+	// delivery, at the binding's max_deliver, the function ran and the
+	// runtime gave up on (ActionExhausted) with a TERM whose receipt was
+	// not verified, at or below the consumer's floor with nothing pending
+	// and nothing awaiting an acknowledgement: the broker gave up on its
+	// own at max_deliver, the end the TERM asked for, and announced it
+	// with its MAX_DELIVERIES advisory (a dead letter; see
+	// docs/DEADLETTERS.md), but a work-queue stream removes a message on
+	// its TERM only, so this one stays. The event ran max_deliver times;
+	// this is the broker's documented behaviour, not a broken promise. A
+	// consumer whose only messages left are these and the two kinds above
+	// is settled.
+	GivenUp []LeftMessage
 	// Foreign lists events delivered that were never published.
 	Foreign []Key
 	// Reexecutions lists every re-execution with its cause; ByCause
@@ -170,15 +183,16 @@ func (l *Ledger) Verdict(views []ConsumerView) Verdict {
 		if !ok {
 			v.Unread = append(v.Unread, b)
 		}
-		kept, dropped, left, settled := l.sortLeft(cv)
-		if !ok || !settled {
+		sorted := l.sortLeft(cv)
+		if !ok || !sorted.settled {
 			cv.Binding = b // no view: listed as a zero view
 			v.Unsettled = append(v.Unsettled, cv)
-			v.LeftUnsettled = append(v.LeftUnsettled, left...)
+			v.LeftUnsettled = append(v.LeftUnsettled, sorted.left...)
 			continue
 		}
-		v.KeptAfterAck = append(v.KeptAfterAck, kept...)
-		v.DroppedRetries = append(v.DroppedRetries, dropped...)
+		v.KeptAfterAck = append(v.KeptAfterAck, sorted.kept...)
+		v.DroppedRetries = append(v.DroppedRetries, sorted.dropped...)
+		v.GivenUp = append(v.GivenUp, sorted.givenUp...)
 	}
 	return v
 }
@@ -202,20 +216,31 @@ func (m LeftMessage) String() string {
 	return fmt.Sprintf("%s seq %d, ran %d times, last delivery %d, %s", m.Key.Binding, m.Key.Seq, m.Runs, m.Delivered, last)
 }
 
+// leftSorted is a consumer's messages left, sorted by sortLeft.
+type leftSorted struct {
+	kept    []Key
+	dropped []LeftMessage
+	givenUp []LeftMessage
+	left    []LeftMessage
+	settled bool
+}
+
 // sortLeft sorts the messages cv's stream still holds: those kept after
 // their acknowledgement (see Verdict.KeptAfterAck: the runtime ran them,
 // their ACK or TERM was verified, and they are at or below the consumer's
-// floor), the retries the broker dropped (see Verdict.DroppedRetries), and
-// the others, described with what the ledger knows of them. The consumer
-// is settled when nothing is pending, nothing awaits an acknowledgement,
-// every message left was read and none is of the others. l.mu is held.
-func (l *Ledger) sortLeft(cv ConsumerView) (kept []Key, dropped, left []LeftMessage, settled bool) {
+// floor), the retries the broker dropped (Verdict.DroppedRetries), those
+// the broker gave up on at max_deliver (Verdict.GivenUp), and the others,
+// described with what the ledger knows of them. The consumer is settled
+// when nothing is pending, nothing awaits an acknowledgement, every
+// message left was read and none is of the others. l.mu is held.
+func (l *Ledger) sortLeft(cv ConsumerView) leftSorted {
+	var r leftSorted
 	idle := cv.NumPending == 0 && cv.NumAckPending == 0
 	for _, seq := range cv.LeftSeqs {
 		k := Key{Binding: cv.Binding, Seq: seq}
 		ds := l.deliveries[k]
 		if seq <= cv.AckFloor && slices.ContainsFunc(ds, settledVerified) {
-			kept = append(kept, k)
+			r.kept = append(r.kept, k)
 			continue
 		}
 		m := LeftMessage{Key: k}
@@ -228,14 +253,19 @@ func (l *Ledger) sortLeft(cv ConsumerView) (kept []Key, dropped, left []LeftMess
 				m.Last = d.Settled
 			}
 		}
-		if idle && len(ds) > 0 && l.retryOwed(cv.Binding, ds[len(ds)-1]) {
-			dropped = append(dropped, m)
-			continue
+		switch {
+		case !idle || len(ds) == 0:
+			r.left = append(r.left, m)
+		case l.retryOwed(cv.Binding, ds[len(ds)-1]):
+			r.dropped = append(r.dropped, m)
+		case seq <= cv.AckFloor && l.exhausted(cv.Binding, ds[len(ds)-1]):
+			r.givenUp = append(r.givenUp, m)
+		default:
+			r.left = append(r.left, m)
 		}
-		left = append(left, m)
 	}
-	settled = idle && uint64(len(cv.LeftSeqs)) == cv.Left && len(left) == 0
-	return kept, dropped, left, settled
+	r.settled = idle && uint64(len(cv.LeftSeqs)) == cv.Left && len(r.left) == 0
+	return r
 }
 
 // retryOwed reports whether last, a binding's last delivery of a message,
@@ -248,6 +278,19 @@ func (l *Ledger) retryOwed(binding string, last Delivery) bool {
 		return false
 	}
 	return verified(last.Settled.Ack) && last.Delivered < l.maxDeliver[binding] && last.Kills < l.kills
+}
+
+// exhausted reports whether last, a binding's last delivery of a message,
+// was its max_deliver-th, the function ran on it and the runtime gave up
+// on it (ActionExhausted): the broker gives up on its own too. sortLeft
+// asks only of messages not kept, so the TERM's receipt was not verified.
+// l.mu is held.
+func (l *Ledger) exhausted(binding string, last Delivery) bool {
+	if !last.Ran || last.Settled == nil || last.Settled.Action != pull.ActionExhausted {
+		return false
+	}
+	m := l.maxDeliver[binding]
+	return m > 0 && last.Delivered >= m
 }
 
 // settledVerified reports a delivery the function ran whose ACK or TERM
@@ -281,8 +324,9 @@ func verified(a pull.AckState) bool {
 // stream holds was delivered and acknowledged, and the ledger checks
 // that every event published was delivered. The ledger also sets aside
 // the messages left that it saw run and the consumer recorded as
-// acknowledged (Verdict.KeptAfterAck) and the retries the broker dropped
-// (Verdict.DroppedRetries); this method, without the ledger, does not.
+// acknowledged (Verdict.KeptAfterAck), the retries the broker dropped
+// (Verdict.DroppedRetries) and the messages it gave up on at max_deliver
+// (Verdict.GivenUp); this method, without the ledger, does not.
 func (cv ConsumerView) Settled() bool {
 	return cv.NumPending == 0 && cv.NumAckPending == 0 && cv.Left == 0
 }
@@ -319,8 +363,8 @@ func (v Verdict) Err() error {
 // re-executions by cause, and every loss.
 func (v Verdict) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "published %d, deliveries %d, executions %d, re-executions %d, after a verified ack %d, lost %d, unsettled consumers %d, kept after their ack %d, retries dropped %d, foreign %d",
-		v.Published, v.Deliveries, v.Executions, len(v.Reexecutions), len(v.AfterVerified), len(v.Lost), len(v.Unsettled), len(v.KeptAfterAck), len(v.DroppedRetries), len(v.Foreign))
+	fmt.Fprintf(&b, "published %d, deliveries %d, executions %d, re-executions %d, after a verified ack %d, lost %d, unsettled consumers %d, kept after their ack %d, retries dropped %d, given up at max_deliver %d, foreign %d",
+		v.Published, v.Deliveries, v.Executions, len(v.Reexecutions), len(v.AfterVerified), len(v.Lost), len(v.Unsettled), len(v.KeptAfterAck), len(v.DroppedRetries), len(v.GivenUp), len(v.Foreign))
 	if len(v.Reexecutions) > 0 {
 		b.WriteString("\nre-executions by cause:")
 		for c := Cause(1); int(c) <= NumCauses; c++ {
@@ -342,6 +386,12 @@ func (v Verdict) String() string {
 		fmt.Fprintf(&b, "\nretries dropped (the NAK verified, then a kill; the consumer holds nothing pending or awaiting an ack, so owes no redelivery: the broker forgot the retry, or its redeliveries up to max_deliver never reached the runtime):")
 		for _, m := range v.DroppedRetries {
 			fmt.Fprintf(&b, "\ndropped: %v", m)
+		}
+	}
+	if len(v.GivenUp) > 0 {
+		fmt.Fprintf(&b, "\ngiven up at max_deliver (the last TERM's receipt not verified; the broker gave up on its own and the work-queue stream keeps the message: a dead letter):")
+		for _, m := range v.GivenUp {
+			fmt.Fprintf(&b, "\ngiven up: %v", m)
 		}
 	}
 	for _, cv := range v.Unsettled {
