@@ -512,14 +512,15 @@ func TestDroppedRetries(t *testing.T) {
 // receipt was not verified, at or below the consumer's floor with nothing
 // pending or awaiting an acknowledgement, is one the broker gave up on at
 // max_deliver: set aside in GivenUp, the consumer settled, and neither
-// ErrNoLoss nor Err fails. Below max_deliver, above the floor, with a
-// later delivery, with max_deliver unknown, or with something pending, it
-// stays in LeftUnsettled.
+// ErrNoLoss nor Err fails. A TERM not sent counts only when the
+// connection failed. Below or past max_deliver, above the floor, with a later
+// delivery, with no run recorded, with max_deliver unknown, or with
+// something pending, it stays in LeftUnsettled.
 func TestGivenUp(t *testing.T) {
 	cfg := trigger.Config{Bindings: []trigger.Binding{{ID: "a", MaxDeliver: 2}, {ID: "z"}}}
 	build := func() *ledger.Ledger {
 		l := ledger.New(cfg)
-		for seq := uint64(1); seq <= 6; seq++ {
+		for seq := uint64(1); seq <= 9; seq++ {
 			l.Published("a", seq)
 		}
 		l.Published("z", 1)
@@ -529,7 +530,13 @@ func TestGivenUp(t *testing.T) {
 		run(l, "a", 0, 2, 1, pull.ActionExhausted, pull.AckUncertain) // below max_deliver: the runtime's own fault
 		run(l, "a", 0, 3, 2, pull.ActionExhausted, pull.AckNone)
 		l.Activated("a", 3, 3) // a later delivery, never reported
-		run(l, "a", 0, 4, 2, pull.ActionExhausted, pull.AckNone)
+		l.Activated("a", 4, 2)
+		cut := report(0, 4, 2, pull.ActionExhausted, pull.AckNone)
+		cut.Error = trigger.ClassConnection // the TERM not sent: the connection failed
+		l.ObserveStep(cut)
+		run(l, "a", 0, 7, 2, pull.ActionExhausted, pull.AckNone)                // not sent, no link error: the runtime's own fault
+		l.ObserveStep(report(0, 8, 2, pull.ActionExhausted, pull.AckUncertain)) // no run recorded
+		run(l, "a", 0, 9, 3, pull.ActionExhausted, pull.AckUncertain)           // past max_deliver: the runtime's own fault
 		run(l, "a", 0, 5, 1, pull.ActionAck, pull.AckVerified)
 		run(l, "z", 1, 1, 2, pull.ActionExhausted, pull.AckUncertain)
 		return l
@@ -541,9 +548,12 @@ func TestGivenUp(t *testing.T) {
 		wantKeptTo bool // also a kept message beside it
 	}{
 		{"TERM uncertain", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{1}}, []uint64{1}, false},
-		{"TERM not sent, beside one kept", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 2, LeftSeqs: []uint64{4, 5}}, []uint64{4}, true},
+		{"TERM not sent on a failed connection, beside one kept", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 2, LeftSeqs: []uint64{4, 5}}, []uint64{4}, true},
 		{"below max_deliver", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{2}}, nil, false},
 		{"a NAK at max_deliver", ledger.ConsumerView{Binding: "a", AckFloor: 6, Left: 1, LeftSeqs: []uint64{6}}, nil, false},
+		{"TERM not sent, no link error", ledger.ConsumerView{Binding: "a", AckFloor: 8, Left: 1, LeftSeqs: []uint64{7}}, nil, false},
+		{"no run recorded", ledger.ConsumerView{Binding: "a", AckFloor: 8, Left: 1, LeftSeqs: []uint64{8}}, nil, false},
+		{"past max_deliver", ledger.ConsumerView{Binding: "a", AckFloor: 9, Left: 1, LeftSeqs: []uint64{9}}, nil, false},
 		{"a later delivery", ledger.ConsumerView{Binding: "a", AckFloor: 5, Left: 1, LeftSeqs: []uint64{3}}, nil, false},
 		{"above the floor", ledger.ConsumerView{Binding: "a", AckFloor: 0, Left: 1, LeftSeqs: []uint64{1}}, nil, false},
 		{"awaiting an acknowledgement", ledger.ConsumerView{Binding: "a", AckFloor: 5, NumAckPending: 1, Left: 1, LeftSeqs: []uint64{1}}, nil, false},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/trigger"
 )
 
 // ConsumerView is the broker's view of one binding's consumer, as its
@@ -274,23 +275,23 @@ func (l *Ledger) sortLeft(cv ConsumerView) leftSorted {
 // below the binding's max_deliver, and a kill was recorded after it began.
 // l.mu is held.
 func (l *Ledger) retryOwed(binding string, last Delivery) bool {
-	if !last.Ran || last.Settled == nil || last.Settled.Action != pull.ActionNak {
-		return false
-	}
-	return verified(last.Settled.Ack) && last.Delivered < l.maxDeliver[binding] && last.Kills < l.kills
+	s := ranAndSettled(last, pull.ActionNak)
+	return s != nil && verified(s.Ack) && last.Delivered < l.maxDeliver[binding] && last.Kills < l.kills
 }
 
 // exhausted reports whether last, a binding's last delivery of a message,
-// was its max_deliver-th, the function ran on it and the runtime gave up
-// on it (ActionExhausted): the broker gives up on its own too. sortLeft
-// asks only of messages not kept, so the TERM's receipt was not verified.
-// l.mu is held.
+// was its max_deliver-th, the function ran on it, and the runtime gave up
+// on it (ActionExhausted) with a TERM that the link lost: its receipt
+// uncertain, or nothing sent because the connection failed. A TERM not
+// sent for any other reason (the runtime's own failure) does not count.
+// The broker then gives up on its own. l.mu is held.
 func (l *Ledger) exhausted(binding string, last Delivery) bool {
-	if !last.Ran || last.Settled == nil || last.Settled.Action != pull.ActionExhausted {
+	s := ranAndSettled(last, pull.ActionExhausted)
+	if s == nil || !(s.Ack == pull.AckUncertain || s.Ack == pull.AckNone && s.Error == trigger.ClassConnection) {
 		return false
 	}
 	m := l.maxDeliver[binding]
-	return m > 0 && last.Delivered >= m
+	return m > 0 && last.Delivered == m
 }
 
 // settledVerified reports a delivery the function ran whose ACK or TERM
@@ -299,15 +300,17 @@ func (l *Ledger) exhausted(binding string, last Delivery) bool {
 // alone. A message given up otherwise (its last command uncertain at
 // max_deliver, say) is not.
 func settledVerified(d Delivery) bool {
-	if !d.Ran || d.Settled == nil {
-		return false
+	s := ranAndSettled(d, pull.ActionAck, pull.ActionTerm, pull.ActionExhausted)
+	return s != nil && verified(s.Ack)
+}
+
+// ranAndSettled returns d's settlement when the function ran on d and the
+// runtime settled it with one of actions; nil otherwise.
+func ranAndSettled(d Delivery, actions ...pull.Action) *Settlement {
+	if !d.Ran || d.Settled == nil || !slices.Contains(actions, d.Settled.Action) {
+		return nil
 	}
-	switch d.Settled.Action {
-	case pull.ActionAck, pull.ActionTerm, pull.ActionExhausted:
-	default:
-		return false
-	}
-	return verified(d.Settled.Ack)
+	return d.Settled
 }
 
 // verified reports an acknowledgement the broker's receipt verified, in
@@ -348,7 +351,9 @@ func (v Verdict) ErrNoLoss() error {
 // acknowledgement (KeptAfterAck: the removal the acknowledgement made did
 // not survive either) and on any retry the broker dropped after its
 // verified NAK (DroppedRetries): use it wherever the broker promises that
-// a verified acknowledgement survives the fault.
+// a verified acknowledgement survives the fault. A message the broker
+// gave up on at max_deliver (GivenUp) fails neither: no receipt promised
+// anything of it.
 func (v Verdict) Err() error {
 	if err := v.ErrNoLoss(); err != nil {
 		return err

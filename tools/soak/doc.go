@@ -20,7 +20,8 @@
 // dropped after a verified NAK fail the run where the broker promises
 // that a verified acknowledgement survives: when Options.Durable says so,
 // and whenever no kill was injected. After kills they are listed as the
-// broker's state.
+// broker's state. A message the broker gave up on at max_deliver after the
+// link lost the runtime's TERM is listed and fails no rule.
 //
 // Command tools/soak/cmd/soak runs it (make soak; SOAK=1h for longer).
 package soak
