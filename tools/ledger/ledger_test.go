@@ -468,11 +468,7 @@ func TestDroppedRetries(t *testing.T) {
 				}
 			}
 			v := l.Verdict(views)
-			var got []uint64
-			for _, m := range v.DroppedRetries {
-				got = append(got, m.Key.Seq)
-			}
-			if diff := cmp.Diff(tc.wantDropped, got); diff != "" {
+			if diff := cmp.Diff(tc.wantDropped, seqsOf(v.DroppedRetries)); diff != "" {
 				t.Errorf("DroppedRetries (-want +got):\n%s", diff)
 			}
 			settled := tc.wantDropped != nil
@@ -490,17 +486,7 @@ func TestDroppedRetries(t *testing.T) {
 			} else if len(v.LeftUnsettled) != 1 || v.LeftUnsettled[0].Key != (ledger.Key{Binding: tc.view.Binding, Seq: tc.view.LeftSeqs[0]}) {
 				t.Errorf("LeftUnsettled %v, want the message left", v.LeftUnsettled)
 			}
-			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
-			defer cancel()
-			_, _, err := l.WaitSettled(ctx, time.Millisecond, func(_ context.Context, b string) (ledger.ConsumerView, error) {
-				for _, cv := range views {
-					if cv.Binding == b {
-						return cv, nil
-					}
-				}
-				return ledger.ConsumerView{Binding: b}, nil
-			})
-			if (err == nil) != settled {
+			if err := waitSettled(t, l, views); (err == nil) != settled {
 				t.Errorf("WaitSettled = %v, want settled %v", err, settled)
 			}
 		})
@@ -568,11 +554,7 @@ func TestGivenUp(t *testing.T) {
 			}
 			views := []ledger.ConsumerView{tc.view, {Binding: other}}
 			v := l.Verdict(views)
-			var got []uint64
-			for _, m := range v.GivenUp {
-				got = append(got, m.Key.Seq)
-			}
-			if diff := cmp.Diff(tc.wantGiven, got); diff != "" {
+			if diff := cmp.Diff(tc.wantGiven, seqsOf(v.GivenUp)); diff != "" {
 				t.Errorf("GivenUp (-want +got):\n%s", diff)
 			}
 			settled := tc.wantGiven != nil
@@ -595,17 +577,35 @@ func TestGivenUp(t *testing.T) {
 			} else if len(v.LeftUnsettled) != 1 {
 				t.Errorf("LeftUnsettled %v, want the message left", v.LeftUnsettled)
 			}
-			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
-			defer cancel()
-			_, _, err := l.WaitSettled(ctx, time.Millisecond, func(_ context.Context, b string) (ledger.ConsumerView, error) {
-				if b == tc.view.Binding {
-					return tc.view, nil
-				}
-				return ledger.ConsumerView{Binding: b}, nil
-			})
-			if (err == nil) != settled {
+			if err := waitSettled(t, l, views); (err == nil) != settled {
 				t.Errorf("WaitSettled = %v, want settled %v", err, settled)
 			}
 		})
 	}
+}
+
+// seqsOf returns the sequences of ms, nil when none.
+func seqsOf(ms []ledger.LeftMessage) []uint64 {
+	var seqs []uint64
+	for _, m := range ms {
+		seqs = append(seqs, m.Key.Seq)
+	}
+	return seqs
+}
+
+// waitSettled runs l.WaitSettled for 20 ms over views (a binding without
+// one reads as an empty view) and returns its error.
+func waitSettled(t *testing.T, l *ledger.Ledger, views []ledger.ConsumerView) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	_, _, err := l.WaitSettled(ctx, time.Millisecond, func(_ context.Context, b string) (ledger.ConsumerView, error) {
+		for _, cv := range views {
+			if cv.Binding == b {
+				return cv, nil
+			}
+		}
+		return ledger.ConsumerView{Binding: b}, nil
+	})
+	return err
 }
