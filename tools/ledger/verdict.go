@@ -66,10 +66,9 @@ type Verdict struct {
 	Unsettled []ConsumerView
 	// LeftUnsettled lists each message an unsettled consumer's stream
 	// still holds that KeptAfterAck, DroppedRetries and GivenUp do not
-	// set aside, as far as its
-	// sequences were read, with what the ledger knows of it: what tells a
-	// message given up at max_deliver from one whose acknowledgement the
-	// broker lost.
+	// set aside, as far as its sequences were read, with what the ledger
+	// knows of it: what tells a message given up at max_deliver from one
+	// whose acknowledgement the broker lost.
 	LeftUnsettled []LeftMessage
 	// Unread lists the bindings that had events published and no view
 	// given to Verdict: the broker's state of those is not known.
@@ -84,7 +83,8 @@ type Verdict struct {
 	// additional entries, will rebuild") and restores messages it had
 	// removed on their acknowledgement, while the consumer's floor stays
 	// past them: they are never delivered again, and never removed. A
-	// consumer whose only messages left are these is settled.
+	// consumer whose only messages left are of the kinds set aside here
+	// (this, DroppedRetries and GivenUp) is settled.
 	KeptAfterAck []Key
 	// DroppedRetries lists messages a work-queue stream still holds whose
 	// last delivery the function ran and asked to retry, the broker's
@@ -96,21 +96,18 @@ type Verdict struct {
 	// state without a message it had NAK'd, so the retry is never made.
 	// Redeliveries the broker sent up to max_deliver that all failed to
 	// reach the runtime would look the same; the listing gives the last
-	// delivery count the runtime saw. A consumer whose only messages left
-	// are these and KeptAfterAck's is settled.
+	// delivery count the runtime saw.
 	DroppedRetries []LeftMessage
 	// GivenUp lists messages a work-queue stream still holds whose last
-	// delivery, at the binding's max_deliver, the function ran and the
-	// runtime gave up on (ActionExhausted) with a TERM whose receipt was
-	// not verified, at or below the consumer's floor with nothing pending
-	// and nothing awaiting an acknowledgement: the broker gave up on its
-	// own at max_deliver, the end the TERM asked for, and announced it
-	// with its MAX_DELIVERIES advisory (a dead letter; see
-	// docs/DEADLETTERS.md), but a work-queue stream removes a message on
-	// its TERM only, so this one stays. The event ran max_deliver times;
-	// this is the broker's documented behaviour, not a broken promise. A
-	// consumer whose only messages left are these and the two kinds above
-	// is settled.
+	// delivery, exactly the binding's max_deliver-th, the function ran and
+	// the runtime gave up on (ActionExhausted) with a TERM the link lost
+	// (its receipt uncertain, or not sent because the connection failed),
+	// at or below the consumer's floor with nothing pending and nothing
+	// awaiting an acknowledgement: the broker gave up on its own at
+	// max_deliver, the end the TERM asked for, and announced it with its
+	// MAX_DELIVERIES advisory (a dead letter; see docs/DEADLETTERS.md),
+	// and a work-queue stream keeps such a message. That is the broker's
+	// documented behaviour, not a broken promise.
 	GivenUp []LeftMessage
 	// Foreign lists events delivered that were never published.
 	Foreign []Key
@@ -240,7 +237,8 @@ func (l *Ledger) sortLeft(cv ConsumerView) leftSorted {
 	for _, seq := range cv.LeftSeqs {
 		k := Key{Binding: cv.Binding, Seq: seq}
 		ds := l.deliveries[k]
-		if seq <= cv.AckFloor && slices.ContainsFunc(ds, settledVerified) {
+		belowFloor := seq <= cv.AckFloor
+		if belowFloor && slices.ContainsFunc(ds, settledVerified) {
 			r.kept = append(r.kept, k)
 			continue
 		}
@@ -259,7 +257,7 @@ func (l *Ledger) sortLeft(cv ConsumerView) leftSorted {
 			r.left = append(r.left, m)
 		case l.retryOwed(cv.Binding, ds[len(ds)-1]):
 			r.dropped = append(r.dropped, m)
-		case seq <= cv.AckFloor && l.exhausted(cv.Binding, ds[len(ds)-1]):
+		case belowFloor && l.exhausted(cv.Binding, ds[len(ds)-1]):
 			r.givenUp = append(r.givenUp, m)
 		default:
 			r.left = append(r.left, m)
@@ -394,7 +392,7 @@ func (v Verdict) String() string {
 		}
 	}
 	if len(v.GivenUp) > 0 {
-		fmt.Fprintf(&b, "\ngiven up at max_deliver (the last TERM's receipt not verified; the broker gave up on its own and the work-queue stream keeps the message: a dead letter):")
+		fmt.Fprintf(&b, "\ngiven up at max_deliver (the link lost the last TERM; the broker gave up on its own and the work-queue stream keeps the message: a dead letter):")
 		for _, m := range v.GivenUp {
 			fmt.Fprintf(&b, "\ngiven up: %v", m)
 		}
