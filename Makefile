@@ -67,7 +67,7 @@ lint:
 	GOWORK=off $(GO) vet ./...
 	@if $(GO) list -deps -test $(PKGS) | grep -q '^github.com/nats-io/nats.go'; then \
 	  echo "the workspace's package graph contains nats.go"; exit 1; fi
-	@if $(GO) list -deps ./conn ./pull ./trigger ./trigger/refhost | grep -q '^github.com/tetratelabs/wazero'; then \
+	@if $(GO) list -deps ./conn ./internal/jspull ./trigger ./trigger/refhost | grep -q '^github.com/tetratelabs/wazero'; then \
 	  echo "a core package links wazero: only trigger/wasmhost may"; exit 1; fi
 
 broker: $(BROKER)

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latent-systems/latent-nats/acksubject"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 )
@@ -86,7 +86,7 @@ type ackPublished struct {
 // ackCycle delivers three messages through a profile consumer and checks
 // each ack subject: a first delivery acked, one NAKed with a delay and
 // redelivered, and one left unacked and redelivered after ack_wait.
-func ackCycle(t *testing.T, b *broker.Broker, form acksubject.Form, account string, bind pull.Binding) {
+func ackCycle(t *testing.T, b *broker.Broker, form acksubject.Form, account string, bind jspull.Binding) {
 	adm := newAdmin(t, b)
 	provision(adm, bind)
 	var msgs [3]ackPublished
@@ -95,8 +95,8 @@ func ackCycle(t *testing.T, b *broker.Broker, form acksubject.Form, account stri
 		msgs[i].seq = adm.publish(bind.FilterSubject, []byte("ack subject"))
 		msgs[i].when[1] = time.Now()
 	}
-	p := newPuller(t, b, bind, derive(t, bind), pull.Options{})
-	check := func(step string, res pull.Result, want ackWant) acksubject.Info {
+	p := newPuller(t, b, bind, derive(t, bind), jspull.Options{})
+	check := func(step string, res jspull.Result, want ackWant) acksubject.Info {
 		t.Helper()
 		return ackCheck(t, adm, step, form, account, bind, res.Delivery, want)
 	}
@@ -107,19 +107,19 @@ func ackCycle(t *testing.T, b *broker.Broker, form acksubject.Form, account stri
 	// First delivery, acked: two messages are still pending.
 	first := p.mustMessage()
 	check("first delivery", first, want(msgs[0], 1, 1, 2))
-	p.mustAck(&first.Delivery, pull.Ack())
+	p.mustAck(&first.Delivery, jspull.Ack())
 
 	// NAK with a delay: the redelivery counts 2 and takes the next
 	// consumer sequence, with the same stream sequence and timestamp.
 	second := p.mustMessage()
 	sent := check("delivery before the nak", second, want(msgs[1], 2, 1, 1))
-	p.mustAck(&second.Delivery, pull.Nak(ackNakDelay))
+	p.mustAck(&second.Delivery, jspull.Nak(ackNakDelay))
 	again := p.nextMessage(ackNakDelay + ackRedeliveryBound)
 	redelivered := check("redelivery after the nak", again, want(msgs[1], 3, 2, 1))
 	if redelivered.Timestamp != sent.Timestamp {
 		t.Errorf("redelivery after the nak: timestamp %d, first delivery had %d", redelivered.Timestamp, sent.Timestamp)
 	}
-	p.mustAck(&again.Delivery, pull.Ack())
+	p.mustAck(&again.Delivery, jspull.Ack())
 
 	// Left unacked: the broker redelivers once ack_wait has passed.
 	third := p.mustMessage()
@@ -129,7 +129,7 @@ func ackCycle(t *testing.T, b *broker.Broker, form acksubject.Form, account stri
 	if redelivered.Timestamp != sent.Timestamp {
 		t.Errorf("redelivery after ack_wait: timestamp %d, first delivery had %d", redelivered.Timestamp, sent.Timestamp)
 	}
-	p.mustAck(&expired.Delivery, pull.Ack())
+	p.mustAck(&expired.Delivery, jspull.Ack())
 
 	if pend, err := p.inspect(); err != nil || !pend.Empty() {
 		t.Fatalf("Inspect() after the cycle = %+v, %v; want empty", pend, err)
@@ -140,7 +140,7 @@ func ackCycle(t *testing.T, b *broker.Broker, form acksubject.Form, account stri
 // checks it against the form, the binding, want, the consumer info taken
 // right after the delivery and the stored message. It returns the parsed
 // Info.
-func ackCheck(t *testing.T, adm *admin, step string, form acksubject.Form, account string, bind pull.Binding, d pull.Delivery, want ackWant) acksubject.Info {
+func ackCheck(t *testing.T, adm *admin, step string, form acksubject.Form, account string, bind jspull.Binding, d jspull.Delivery, want ackWant) acksubject.Info {
 	t.Helper()
 	subject := d.Subject()
 	info, err := acksubject.Parse(subject)
@@ -193,7 +193,7 @@ func ackCheck(t *testing.T, adm *admin, step string, form acksubject.Form, accou
 	if diff := cmp.Diff(info, d.AckSubject); diff != "" {
 		t.Errorf("%s: Delivery.AckSubject (-parsed +pull):\n%s", step, diff)
 	}
-	wantID := pull.DeliveryID{StreamSeq: info.StreamSeq, ConsumerSeq: info.ConsumerSeq, Delivered: info.Delivered}
+	wantID := jspull.DeliveryID{StreamSeq: info.StreamSeq, ConsumerSeq: info.ConsumerSeq, Delivered: info.Delivered}
 	if diff := cmp.Diff(wantID, d.ID); diff != "" {
 		t.Errorf("%s: Delivery.ID (-want +got):\n%s", step, diff)
 	}
@@ -222,7 +222,7 @@ func ackCheck(t *testing.T, adm *admin, step string, form acksubject.Form, accou
 // binding expecting the hash of the tenant's configured name fails on v2
 // only (a classic subject carries no hash), which shows that in operator
 // mode the broker hashes the account's public key.
-func ackCheckBinding(t *testing.T, step, account string, bind pull.Binding, info acksubject.Info) {
+func ackCheckBinding(t *testing.T, step, account string, bind jspull.Binding, info acksubject.Info) {
 	t.Helper()
 	ab := acksubject.Binding{Stream: bind.Stream, Consumer: bind.Consumer, AccountHash: acksubject.AccountHash(account)}
 	if err := ab.Check(info); err != nil {

@@ -39,7 +39,7 @@ const (
 //     consumer-info round trip.
 //
 // The runtime user's publish grants are stream-scoped wildcards rather
-// than the 1,024 exact subjects pull.DerivePermissions gives for 256
+// than the 1,024 exact subjects jspull.DerivePermissions gives for 256
 // bindings: that user JWT (about 60 KB) exceeds nats-server's default
 // max_control_line, conn.MaxConnectLen and the broker tool's subjects per
 // list. tools/peerbench -mode idle measures the same next to nats.go, with

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -47,7 +47,7 @@ func BenchmarkTriggerDeliveryRotation(b *testing.B) {
 func rotationUsers(b *testing.B, br *broker.Broker, cfg trigger.Config) [2][]byte {
 	b.Helper()
 	bc := cfg.Bindings[0]
-	perms, err := pull.DerivePermissions(trigger.InboxPrefix(trigTenant), pull.Binding{
+	perms, err := jspull.DerivePermissions(trigger.InboxPrefix(trigTenant), jspull.Binding{
 		Stream: bc.Stream, Consumer: bc.Consumer, FilterSubject: bc.FilterSubject,
 		PayloadCeiling: bc.MaxPayloadBytes, AckWait: bc.AckWait(), MaxDeliver: bc.MaxDeliver,
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
@@ -17,8 +18,8 @@ const benchPayload = 256
 
 // benchBinding is a binding of the BENCH stream with an ack wait long
 // enough that no benchmark step is redelivered.
-func benchBinding(consumer string) pull.Binding {
-	return pull.Binding{
+func benchBinding(consumer string) jspull.Binding {
+	return jspull.Binding{
 		Stream:         "BENCH",
 		Consumer:       consumer,
 		FilterSubject:  "bench." + consumer,
@@ -76,21 +77,21 @@ func BenchmarkPullVisit(b *testing.B) {
 	benchRequest(b, adm, "$JS.API.STREAM.CREATE.BENCH", map[string]any{
 		"name": "BENCH", "subjects": []string{"bench.>"}, "storage": "memory",
 	}, nil)
-	for _, bind := range []pull.Binding{msgs, empty} {
+	for _, bind := range []jspull.Binding{msgs, empty} {
 		benchRequest(b, adm, "$JS.API.CONSUMER.CREATE.BENCH."+bind.Consumer, map[string]any{
 			"stream_name": "BENCH", "config": profileConfig(bind), "action": "create",
 		}, nil)
 	}
-	perms, err := pull.DerivePermissions(conn.DefaultInboxPrefix, msgs, empty)
+	perms, err := jspull.DerivePermissions(conn.DefaultInboxPrefix, msgs, empty)
 	if err != nil {
 		b.Fatal(err)
 	}
 	c := pullDial(b, brk, pullUser(b, brk, perms))
-	pm, err := pull.NewConsumer(msgs, pull.Options{})
+	pm, err := jspull.NewConsumer(msgs, jspull.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	pe, err := pull.NewConsumer(empty, pull.Options{})
+	pe, err := jspull.NewConsumer(empty, jspull.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,10 +110,10 @@ func BenchmarkPullVisit(b *testing.B) {
 				b.Fatalf("visit %d: inspect: %v", i, err)
 			}
 			res, err := pm.Next(ctx, c)
-			if err != nil || res.Kind != pull.KindMessage || len(res.Payload) != benchPayload {
+			if err != nil || res.Kind != jspull.KindMessage || len(res.Payload) != benchPayload {
 				b.Fatalf("visit %d: next: %v, %v", i, res.Kind, err)
 			}
-			rec, err := pm.Ack(ctx, c, &res.Delivery, pull.Ack())
+			rec, err := pm.Ack(ctx, c, &res.Delivery, jspull.Ack())
 			if err != nil || rec.Outcome != pull.AckVerified {
 				b.Fatalf("visit %d: ack: %v, %v", i, rec.Outcome, err)
 			}
@@ -135,7 +136,7 @@ func BenchmarkPullVisit(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			res, err := pe.Next(ctx, c)
-			if err != nil || res.Kind != pull.KindRequestTimeout {
+			if err != nil || res.Kind != jspull.KindRequestTimeout {
 				b.Fatalf("next: %v, %v", res.Kind, err)
 			}
 		}

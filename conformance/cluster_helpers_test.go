@@ -13,7 +13,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/clustertest"
 	"github.com/latent-systems/latent-nats/tools/ledger"
@@ -112,7 +112,7 @@ func clusterInstall(t *testing.T, c *broker.Cluster, spec clusterSpec) *clusterE
 			n = spec.perTenant[k]
 		}
 		var subjects []string
-		var binds []pull.Binding
+		var binds []jspull.Binding
 		for i := range n {
 			bc := trigSpec{tenants: spec.tenants, binding: func(k, _ int, b *trigger.Binding) {
 				b.MaxDeliver = 5
@@ -135,7 +135,7 @@ func clusterInstall(t *testing.T, c *broker.Cluster, spec clusterSpec) *clusterE
 				"stream_name": trigStream, "config": cc, "action": "create",
 			})
 		}
-		perms, err := pull.DerivePermissions(trigger.InboxPrefix(id), binds...)
+		perms, err := jspull.DerivePermissions(trigger.InboxPrefix(id), binds...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/tools/broker/clustertest"
 )
 
 // statusTrials is the number of raw pulls of
-// TestClusterPullStatusBeforeMessage, and of pulls through pull.Next.
+// TestClusterPullStatusBeforeMessage, and of pulls through jspull.Next.
 const statusTrials = 3
 
 // TestClusterPullStatusBeforeMessage pins what a three-node 2.14.6
@@ -28,7 +28,7 @@ const statusTrials = 3
 // the status goes straight to the send queue). On a single broker the
 // message comes first. Raw pulls through conn.Conn, one per node, see the
 // status as the first reply at least once, and conn.Conn.Await then reads
-// the message. pull.Consumer.Next, given the connection (a Requester with
+// the message. jspull.Consumer.Next, given the connection (a Requester with
 // Await), returns the message whatever the order: every event is delivered once
 // and acknowledged, and the consumer ends with nothing pending.
 //
@@ -56,7 +56,7 @@ func TestClusterPullStatusBeforeMessage(t *testing.T) {
 	statusFirst := 0
 	for trial := range statusTrials {
 		node := c.Node(trial % c.Size())
-		p := newPuller(t, node, bind, perms, pull.Options{})
+		p := newPuller(t, node, bind, perms, jspull.Options{})
 		ctx, cancel := context.WithTimeout(t.Context(), pullTimeout)
 		// A consumer just created may not yet have its interest at every
 		// node: the node answers 503 (no responders) and nothing was
@@ -98,11 +98,11 @@ func TestClusterPullStatusBeforeMessage(t *testing.T) {
 		t.Errorf("none of %d pulls of an R3 consumer was answered by 409 Batch Completed before its message", statusTrials)
 	}
 
-	// pull.Next follows the status.
+	// jspull.Next follows the status.
 	for trial := range statusTrials {
-		p := newPuller(t, c.Node(trial%c.Size()), bind, perms, pull.Options{})
+		p := newPuller(t, c.Node(trial%c.Size()), bind, perms, jspull.Options{})
 		res := p.mustMessage()
-		p.mustAck(&res.Delivery, pull.Ack())
+		p.mustAck(&res.Delivery, jspull.Ack())
 		if p.c.Closed() {
 			t.Errorf("Next through %s closed the connection", c.Node(trial%c.Size()).Name())
 		}
@@ -123,10 +123,10 @@ const electionObserve = time.Second
 // loop, while the consumer's leader steps down, until a second after the
 // new leader is seen. Every answer is one pull and the runtime name: a
 // Kind with a class (409 Leadership Change among them when a held pull
-// meets the step-down), a JetStream API error (*pull.APIError), 503 no
+// meets the step-down), a JetStream API error (*jspull.APIError), 503 no
 // responders, or a deadline that closes the connection (replaced for the
 // next attempt); never an unknown status or a reply that breaks the
-// grammar (pull.ErrCloseConnection). The figures log what was seen.
+// grammar (jspull.ErrCloseConnection). The figures log what was seen.
 func TestClusterStatusesDuringElection(t *testing.T) {
 	// Not parallel: one cluster at a time, before the parallel tests,
 	// whose timing bounds three more broker processes would strain.
@@ -156,7 +156,7 @@ func TestClusterStatusesDuringElection(t *testing.T) {
 
 	user := pullUser(t, node, perms)
 	observe := func(stop <-chan struct{}, op func(p *puller) string) chan map[string]int {
-		pc, err := pull.NewConsumer(bind, pullOptions(pull.Options{}))
+		pc, err := jspull.NewConsumer(bind, pullOptions(jspull.Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,13 +186,13 @@ func TestClusterStatusesDuringElection(t *testing.T) {
 		return out
 	}
 	classify := func(err error) string {
-		var ae *pull.APIError
+		var ae *jspull.APIError
 		switch {
 		case errors.As(err, &ae):
 			return fmt.Sprintf("api error %d/%d", ae.Code, ae.ErrCode)
-		case errors.Is(err, pull.ErrNoResponders):
+		case errors.Is(err, jspull.ErrNoResponders):
 			return "503 no responders"
-		case errors.Is(err, pull.ErrCloseConnection):
+		case errors.Is(err, jspull.ErrCloseConnection):
 			return "close connection: " + err.Error()
 		case errors.Is(err, context.DeadlineExceeded):
 			return "deadline"

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/tools/broker/clustertest"
@@ -15,7 +15,7 @@ import (
 // the server's 4 to 9 s election timeout, longer on a loaded machine.
 const clusterWait = 90 * time.Second
 
-// TestPullInspectReplicated: on a real three-node cluster, pull.Inspect of
+// TestPullInspectReplicated: on a real three-node cluster, jspull.Inspect of
 // an R3 consumer (num_replicas 3 in its config, the "cluster" state in its
 // info) passes the profile check through conn.Conn on every node, with
 // the runtime's derived permissions, and reports what is pending as the
@@ -60,7 +60,7 @@ func TestPullInspectReplicated(t *testing.T) {
 	perms := derive(t, bind)
 	var pullers []*puller
 	for i, node := range c.Nodes() {
-		p := newPuller(t, node, bind, perms, pull.Options{})
+		p := newPuller(t, node, bind, perms, jspull.Options{})
 		if !p.c.Clustered() {
 			t.Errorf("node %d: Clustered = false: its INFO names the cluster", i)
 		}
@@ -73,7 +73,7 @@ func TestPullInspectReplicated(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: Inspect through node %d: %v", when, i, err)
 			}
-			if want := (pull.Pending{NumPending: 1, Leader: true}); got != want {
+			if want := (jspull.Pending{NumPending: 1, Leader: true}); got != want {
 				t.Errorf("%s: Inspect through node %d: %+v, want %+v", when, i, got, want)
 			}
 		}

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // faultHeaderBlock returns a header block of exactly size bytes (its

@@ -38,8 +38,8 @@ const (
 	linkTimeoutMS = 2000
 	linkAckWaitMS = linkTimeoutMS + 1000
 	// linkHold is how long a stall holds what it caught before it is
-	// cleared: longer than the pull's shortest bound (pull.RequestExpires
-	// plus pull.DefaultNextMargin, 250 ms), well inside the operation
+	// cleared: longer than the pull's shortest bound (jspull.RequestExpires
+	// plus jspull.DefaultNextMargin, 250 ms), well inside the operation
 	// timeout that bounds the handshake, consumer info and the
 	// acknowledgement, and inside the pull's bound at this timeout
 	// (1.1 s).

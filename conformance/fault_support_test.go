@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/ledger"
 	"github.com/latent-systems/latent-nats/trigger"
@@ -55,17 +55,17 @@ func (e *trigEnv) runtimeCredential(t *testing.T, k int, spec broker.UserSpec) t
 func (e *trigEnv) runtimeUser(t *testing.T, k int, spec broker.UserSpec) (broker.Creds, trigger.Credential) {
 	t.Helper()
 	id := e.tenants[k].id
-	var binds []pull.Binding
+	var binds []jspull.Binding
 	for _, bc := range e.cfg.Bindings {
 		if bc.Tenant != id {
 			continue
 		}
-		binds = append(binds, pull.Binding{
+		binds = append(binds, jspull.Binding{
 			Stream: bc.Stream, Consumer: bc.Consumer, FilterSubject: bc.FilterSubject,
 			PayloadCeiling: bc.MaxPayloadBytes, AckWait: bc.AckWait(), MaxDeliver: bc.MaxDeliver,
 		})
 	}
-	perms, err := pull.DerivePermissions(trigger.InboxPrefix(id), binds...)
+	perms, err := jspull.DerivePermissions(trigger.InboxPrefix(id), binds...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
@@ -36,7 +37,7 @@ func TestPullVisitAllocations(t *testing.T) {
 	for range visitAllocRuns + 1 {
 		adm.publish(bind.FilterSubject, payload)
 	}
-	p := newPuller(t, b, bind, derive(t, bind), pull.Options{})
+	p := newPuller(t, b, bind, derive(t, bind), jspull.Options{})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	var failed error
@@ -51,11 +52,11 @@ func TestPullVisitAllocations(t *testing.T) {
 			return
 		}
 		res, err := p.p.Next(ctx, p.c)
-		if err != nil || res.Kind != pull.KindMessage || len(res.Payload) != len(payload) {
+		if err != nil || res.Kind != jspull.KindMessage || len(res.Payload) != len(payload) {
 			failed = fmt.Errorf("visit %d: next: %v, %v", visits, res.Kind, err)
 			return
 		}
-		rec, err := p.p.Ack(ctx, p.c, &res.Delivery, pull.Ack())
+		rec, err := p.p.Ack(ctx, p.c, &res.Delivery, jspull.Ack())
 		if err != nil || rec.Outcome != pull.AckVerified {
 			failed = fmt.Errorf("visit %d: ack: %v, %v", visits, rec.Outcome, err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 )
@@ -29,11 +30,11 @@ const pullTenant = "pulls"
 // default, and Next would close the connection and fail the case for no
 // fault of either side. The broker's expiry, the bound the cases prove
 // things about, stays the profile's 100 ms.
-const pullNextMargin = pull.MaxNextMargin
+const pullNextMargin = jspull.MaxNextMargin
 
 // nextBound is the most a Next of the suite's Consumers may take: the
 // broker's 100 ms expiry plus pullNextMargin.
-const nextBound = pull.RequestExpires + pullNextMargin
+const nextBound = jspull.RequestExpires + pullNextMargin
 
 // pullOpTimeout is the OpTimeout (Inspect, Ack) of the suite's Consumers,
 // unless a case sets its own.
@@ -51,7 +52,7 @@ const pullRedeliverySlack = 5 * time.Second
 
 // pullOptions returns opts with the suite's NextMargin and OpTimeout where
 // opts leaves the defaults.
-func pullOptions(opts pull.Options) pull.Options {
+func pullOptions(opts jspull.Options) jspull.Options {
 	if opts.NextMargin == 0 {
 		opts.NextMargin = pullNextMargin
 	}
@@ -106,7 +107,7 @@ func pullDialSecret(t testing.TB, b *broker.Broker, secret *credential.Secret) (
 }
 
 // pullUser mints a tenant user holding exactly perms.
-func pullUser(t testing.TB, b *broker.Broker, perms pull.Permissions) broker.Creds {
+func pullUser(t testing.TB, b *broker.Broker, perms jspull.Permissions) broker.Creds {
 	t.Helper()
 	c, err := b.User(pullTenant, broker.UserSpec{Name: "puller", PubAllow: perms.Publish, SubAllow: perms.Subscribe})
 	if err != nil {
@@ -180,7 +181,7 @@ func (a *admin) createStream(name string, subjects ...string) {
 }
 
 // profileConfig is the consumer configuration the profile requires for b.
-func profileConfig(b pull.Binding) map[string]any {
+func profileConfig(b jspull.Binding) map[string]any {
 	return map[string]any{
 		"durable_name":    b.Consumer,
 		"deliver_policy":  "all",
@@ -192,7 +193,7 @@ func profileConfig(b pull.Binding) map[string]any {
 		"max_waiting":     1,
 		"max_ack_pending": 1,
 		"max_batch":       1,
-		"max_expires":     int64(pull.RequestExpires),
+		"max_expires":     int64(jspull.RequestExpires),
 		"max_bytes":       b.MaxBytes(),
 	}
 }
@@ -256,13 +257,13 @@ func (a *admin) waitFor(what string, timeout time.Duration, cond func() bool) {
 }
 
 // binding names one stream/consumer pair of a test.
-func testBinding(stream, consumer, subject string) pull.Binding {
-	return pull.Binding{
+func testBinding(stream, consumer, subject string) jspull.Binding {
+	return jspull.Binding{
 		Stream:         stream,
 		Consumer:       consumer,
 		FilterSubject:  subject,
 		PayloadCeiling: 256,
-		AckWait:        pull.MinAckWait,
+		AckWait:        jspull.MinAckWait,
 		MaxDeliver:     3,
 	}
 }
@@ -272,23 +273,23 @@ func testBinding(stream, consumer, subject string) pull.Binding {
 type puller struct {
 	t *testing.T
 	c *conn.Conn
-	p *pull.Consumer
+	p *jspull.Consumer
 }
 
 // newPuller dials b as a user holding perms, with a Consumer of bind made
 // with pullOptions(opts).
-func newPuller(t *testing.T, b *broker.Broker, bind pull.Binding, perms pull.Permissions, opts pull.Options) *puller {
+func newPuller(t *testing.T, b *broker.Broker, bind jspull.Binding, perms jspull.Permissions, opts jspull.Options) *puller {
 	t.Helper()
-	p, err := pull.NewConsumer(bind, pullOptions(opts))
+	p, err := jspull.NewConsumer(bind, pullOptions(opts))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &puller{t: t, c: pullDial(t, b, pullUser(t, b, perms)), p: p}
 }
 
-func derive(t testing.TB, bind pull.Binding) pull.Permissions {
+func derive(t testing.TB, bind jspull.Binding) jspull.Permissions {
 	t.Helper()
-	perms, err := pull.DerivePermissions(conn.DefaultInboxPrefix, bind)
+	perms, err := jspull.DerivePermissions(conn.DefaultInboxPrefix, bind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,13 +300,13 @@ func (p *puller) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(p.t.Context(), pullTimeout)
 }
 
-func (p *puller) inspect() (pull.Pending, error) {
+func (p *puller) inspect() (jspull.Pending, error) {
 	ctx, cancel := p.ctx()
 	defer cancel()
 	return p.p.Inspect(ctx, p.c)
 }
 
-func (p *puller) next() (pull.Result, error) {
+func (p *puller) next() (jspull.Result, error) {
 	ctx, cancel := p.ctx()
 	defer cancel()
 	res, err := p.p.Next(ctx, p.c)
@@ -315,10 +316,10 @@ func (p *puller) next() (pull.Result, error) {
 }
 
 // mustMessage pulls and requires a message.
-func (p *puller) mustMessage() pull.Result {
+func (p *puller) mustMessage() jspull.Result {
 	p.t.Helper()
 	res, err := p.next()
-	if err != nil || res.Kind != pull.KindMessage {
+	if err != nil || res.Kind != jspull.KindMessage {
 		p.t.Fatalf("Next() = %v, %v; want a message", res.Kind, err)
 	}
 	return res
@@ -326,7 +327,7 @@ func (p *puller) mustMessage() pull.Result {
 
 // nextMessage pulls until a message arrives, within timeout: each pull
 // lasts about the broker's 100 ms expiry.
-func (p *puller) nextMessage(timeout time.Duration) pull.Result {
+func (p *puller) nextMessage(timeout time.Duration) jspull.Result {
 	p.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for i := 0; i < 1000 && time.Now().Before(deadline); i++ {
@@ -334,21 +335,21 @@ func (p *puller) nextMessage(timeout time.Duration) pull.Result {
 		if err != nil {
 			p.t.Fatalf("Next() = %v", err)
 		}
-		if res.Kind == pull.KindMessage {
+		if res.Kind == jspull.KindMessage {
 			return res
 		}
 	}
 	p.t.Fatalf("no message within %v", timeout)
-	return pull.Result{}
+	return jspull.Result{}
 }
 
-func (p *puller) ack(d *pull.Delivery, cmd pull.Command) (pull.Receipt, error) {
+func (p *puller) ack(d *jspull.Delivery, cmd jspull.Command) (jspull.Receipt, error) {
 	ctx, cancel := p.ctx()
 	defer cancel()
 	return p.p.Ack(ctx, p.c, d, cmd)
 }
 
-func (p *puller) mustAck(d *pull.Delivery, cmd pull.Command) pull.Receipt {
+func (p *puller) mustAck(d *jspull.Delivery, cmd jspull.Command) jspull.Receipt {
 	p.t.Helper()
 	rec, err := p.ack(d, cmd)
 	if err != nil || rec.Outcome != pull.AckVerified {

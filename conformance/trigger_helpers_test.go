@@ -16,7 +16,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/tools/ledger"
@@ -214,7 +214,7 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 		e.cfg.Tenants = append(e.cfg.Tenants, trigger.Tenant{ID: id, ProviderID: "local", Destination: dest})
 
 		var subjects []string
-		var binds []pull.Binding
+		var binds []jspull.Binding
 		for i := range spec.perTenant[k] {
 			bc := spec.bindingOf(k, i)
 			e.cfg.Bindings = append(e.cfg.Bindings, bc)
@@ -250,7 +250,7 @@ func trigInstall(t *testing.T, b *broker.Broker, spec trigSpec) *trigEnv {
 				SubAllow: []string{trigger.InboxPrefix(id) + ".>"},
 			}
 		} else {
-			perms, err := pull.DerivePermissions(trigger.InboxPrefix(id), binds...)
+			perms, err := jspull.DerivePermissions(trigger.InboxPrefix(id), binds...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -406,8 +406,8 @@ func (spec trigSpec) bindingOf(k, i int) trigger.Binding {
 }
 
 // trigPullBinding is bc as pull sees it.
-func trigPullBinding(bc trigger.Binding) pull.Binding {
-	return pull.Binding{
+func trigPullBinding(bc trigger.Binding) jspull.Binding {
+	return jspull.Binding{
 		Stream: bc.Stream, Consumer: bc.Consumer, FilterSubject: bc.FilterSubject,
 		PayloadCeiling: bc.MaxPayloadBytes, AckWait: bc.AckWait(), MaxDeliver: bc.MaxDeliver,
 	}

@@ -11,11 +11,12 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/trigger"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // brokerMaxControlLine is nats-server's default max_control_line: the
@@ -29,19 +30,19 @@ const connectSigLen = 86
 
 // trigScopedStart starts a broker whose tenant accounts each hold a scoped
 // signing key of spec.scopedRole with exactly the permissions
-// pull.DerivePermissions gives for the tenant's bindings and private
+// jspull.DerivePermissions gives for the tenant's bindings and private
 // inbox, and installs spec with runtime users signed by those keys. It
 // returns each tenant's permissions beside the case.
-func trigScopedStart(t *testing.T, spec trigSpec) (*trigEnv, []pull.Permissions) {
+func trigScopedStart(t *testing.T, spec trigSpec) (*trigEnv, []jspull.Permissions) {
 	t.Helper()
 	var keys []broker.SigningKey
-	var perms []pull.Permissions
+	var perms []jspull.Permissions
 	for k, id := range spec.tenants {
-		binds := make([]pull.Binding, 0, spec.perTenant[k])
+		binds := make([]jspull.Binding, 0, spec.perTenant[k])
 		for i := range spec.perTenant[k] {
 			binds = append(binds, trigPullBinding(spec.bindingOf(k, i)))
 		}
-		p, err := pull.DerivePermissions(trigger.InboxPrefix(id), binds...)
+		p, err := jspull.DerivePermissions(trigger.InboxPrefix(id), binds...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func runtimeConnectLen(t *testing.T, userJWT string) int {
 // plainUserJWT returns a user JWT named like the runtime's user that
 // carries perms itself, signed by a fresh account key: the same size as
 // one its account would sign (every key has the same length).
-func plainUserJWT(t *testing.T, perms pull.Permissions) string {
+func plainUserJWT(t *testing.T, perms jspull.Permissions) string {
 	t.Helper()
 	akp, err := nkeys.CreateAccount()
 	if err != nil {
@@ -152,11 +153,11 @@ func TestTriggerScopedSigningKey(t *testing.T) {
 	// How many of these bindings exact grants in a user JWT would fit.
 	fit := 0
 	for n := 1; n <= trigger.MaxBindings; n++ {
-		var binds []pull.Binding
+		var binds []jspull.Binding
 		for i := range n {
 			binds = append(binds, trigPullBinding(spec.bindingOf(0, i)))
 		}
-		pn, err := pull.DerivePermissions(trigger.InboxPrefix(te.id), binds...)
+		pn, err := jspull.DerivePermissions(trigger.InboxPrefix(te.id), binds...)
 		if err != nil {
 			t.Fatal(err)
 		}

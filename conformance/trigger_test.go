@@ -10,6 +10,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
@@ -107,7 +108,7 @@ func trigSetup(t testing.TB, b *broker.Broker, n int) (*trigAdmin, trigger.Confi
 		}},
 	}
 	var subjects []string
-	var binds []pull.Binding
+	var binds []jspull.Binding
 	for i := range n {
 		bc := trigger.Binding{
 			ID:                 fmt.Sprintf("b%d", i),
@@ -128,7 +129,7 @@ func trigSetup(t testing.TB, b *broker.Broker, n int) (*trigAdmin, trigger.Confi
 		}
 		cfg.Bindings = append(cfg.Bindings, bc)
 		subjects = append(subjects, bc.FilterSubject)
-		binds = append(binds, pull.Binding{
+		binds = append(binds, jspull.Binding{
 			Stream: bc.Stream, Consumer: bc.Consumer, FilterSubject: bc.FilterSubject,
 			PayloadCeiling: bc.MaxPayloadBytes, AckWait: bc.AckWait(), MaxDeliver: bc.MaxDeliver,
 		})
@@ -139,7 +140,7 @@ func trigSetup(t testing.TB, b *broker.Broker, n int) (*trigAdmin, trigger.Confi
 			"stream_name": "TRIG", "config": profileConfig(pb), "action": "create",
 		})
 	}
-	perms, err := pull.DerivePermissions(trigger.InboxPrefix(trigTenant), binds...)
+	perms, err := jspull.DerivePermissions(trigger.InboxPrefix(trigTenant), binds...)
 	if err != nil {
 		t.Fatal(err)
 	}

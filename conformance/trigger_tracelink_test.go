@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // TestTriggerTraceLink publishes events through the real broker with and

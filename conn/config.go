@@ -10,8 +10,8 @@ import (
 	"net/netip"
 
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // Limits of this package. Each has a test at the limit and one past it.

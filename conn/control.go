@@ -3,8 +3,8 @@ package conn
 import (
 	"bytes"
 
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // control counts and answers the control frames of one exchange.

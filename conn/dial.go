@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // Dial opens one connection to cfg.Addr and completes the handshake:

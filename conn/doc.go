@@ -37,7 +37,7 @@
 // the pull loop's hot path uses it (the provisioning and dead-letter tools,
 // the harness).
 //
-// Exchange is the same request for the pull operations (pull.Requester):
+// Exchange is the same request for the pull operations (jspull.Requester):
 // the bound is an argument, so a caller bounds each operation without a
 // context of its own; the subject is bytes the caller keeps in a reused
 // buffer (an acknowledgement subject); Call.Delivery accepts a message the

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 func TestRandomToken(t *testing.T) {

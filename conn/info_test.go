@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/latent-systems/latent-nats/wire"
+	"github.com/latent-systems/latent-nats/internal/wire"
 )
 
 func TestParseInfo(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // Reply is the message that answered a request. Its slices alias the
@@ -169,7 +169,7 @@ func exchange[S wire.Text](ctx context.Context, c *Conn, deadline time.Time, sub
 // answers a pull with "409 Batch Completed" at once and sends the message
 // it delivered only once its delivered state has a quorum (nats-server
 // 2.14.6, consumer.go deliverMsg), so the message follows the status
-// (pull.Consumer.Next). The wait ends by deadline, or by ctx's deadline
+// (jspull.Consumer.Next). The wait ends by deadline, or by ctx's deadline
 // when ctx has an earlier one, and ctx's end interrupts it, as Exchange's
 // does; a zero deadline is ErrNoDeadline. Outcomes are Request's but for
 // the write: without an answered request to follow it returns

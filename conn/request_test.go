@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/internal/fakeserver"
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // requestMaxPayload is the payload cap of the request tests' connections.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 const maxPayload = 1 << 16

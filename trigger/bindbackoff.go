@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // A binding whose consumer does not answer, or answers that it has no
@@ -47,16 +47,16 @@ func unanswered(err error) bool {
 	if err == nil {
 		return false // and no allocation: ae below escapes
 	}
-	var ae *pull.APIError
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, pull.ErrNoResponders) ||
+	var ae *jspull.APIError
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, jspull.ErrNoResponders) ||
 		(errors.As(err, &ae) && ae.Code == 503)
 }
 
 // unansweredKind reports a pull reply that says the consumer has no
 // leader to answer: a leadership change or a server shutdown (the
 // unavailable class), or no responders.
-func unansweredKind(k pull.Kind) bool {
-	return k.Class() == pull.ClassUnavailable || k == pull.KindNoResponders
+func unansweredKind(k jspull.Kind) bool {
+	return k.Class() == jspull.ClassUnavailable || k == jspull.KindNoResponders
 }
 
 // settleBackoff updates the binding's backoff after a visit that started

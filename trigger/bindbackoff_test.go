@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // TestBindingBackoff: a binding whose consumer info goes unanswered for the
@@ -111,9 +111,9 @@ func TestUnanswered(t *testing.T) {
 	}{
 		{"deadline, connection kept", fmt.Errorf("%w: %w", conn.ErrUnanswered, context.DeadlineExceeded), true},
 		{"deadline, connection closed", &conn.ClosedError{Err: context.DeadlineExceeded}, true},
-		{"no responders", pull.ErrNoResponders, true},
-		{"no leader (503 API error)", &pull.APIError{Code: 503, ErrCode: 10008}, true},
-		{"other API error", &pull.APIError{Code: 500, ErrCode: 10010}, false},
+		{"no responders", jspull.ErrNoResponders, true},
+		{"no leader (503 API error)", &jspull.APIError{Code: 503, ErrCode: 10008}, true},
+		{"other API error", &jspull.APIError{Code: 500, ErrCode: 10010}, false},
 		{"connection lost", &conn.ClosedError{Err: conn.ErrServerClosed}, false},
 		{"owner stopped", context.Canceled, false},
 	} {
@@ -130,21 +130,21 @@ func TestUnanswered(t *testing.T) {
 // its next visit is a skip without network; any other reply does not.
 func TestBindingBackoffByPullReply(t *testing.T) {
 	for _, tc := range []struct {
-		kind pull.Kind
+		kind jspull.Kind
 		want bool
 	}{
-		{pull.KindNoResponders, true},
-		{pull.KindLeadershipChange, true},
-		{pull.KindServerShutdown, true},
-		{pull.KindNoMessages, false},
-		{pull.KindRequestsPending, false},
-		{pull.KindMessageTooLarge, false},
+		{jspull.KindNoResponders, true},
+		{jspull.KindLeadershipChange, true},
+		{jspull.KindServerShutdown, true},
+		{jspull.KindNoMessages, false},
+		{jspull.KindRequestsPending, false},
+		{jspull.KindMessageTooLarge, false},
 	} {
 		t.Run(tc.kind.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				r := newRig(t, rtConfig(t, 1), PoolLimits{})
 				r.net.publish(0, `[]`)
-				r.net.nextReply = func(int) (pull.Kind, bool, error) { return tc.kind, true, nil }
+				r.net.nextReply = func(int) (jspull.Kind, bool, error) { return tc.kind, true, nil }
 				r.step(t)
 				rep := r.step(t)
 				if got := rep.Error == ClassBindingBackoff; got != tc.want {

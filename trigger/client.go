@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // link is one physical broker connection as a step uses it. The
-// production link is a *conn.Conn driven by the bindings' pull.Consumers;
+// production link is a *conn.Conn driven by the bindings' jspull.Consumers;
 // tests put a scripted one in its place, so that the step's state machine
 // runs without sockets.
 type link interface {
@@ -30,18 +30,18 @@ type link interface {
 	// conn.Conn.Detach), before the step ends a context it used.
 	detach()
 	// inspect asks for consumer info, ending by by at the latest.
-	inspect(ctx context.Context, by time.Time, b *bindingState) (pull.Pending, error)
+	inspect(ctx context.Context, by time.Time, b *bindingState) (jspull.Pending, error)
 	// next pulls at most one message. The payload of a message aliases
 	// the link's read buffer and is valid until its next call.
 	next(ctx context.Context, b *bindingState) (pulled, error)
 	// ack acknowledges the message the last next delivered for b.
-	ack(ctx context.Context, b *bindingState, cmd pull.Command) (pull.Receipt, error)
+	ack(ctx context.Context, b *bindingState, cmd jspull.Command) (jspull.Receipt, error)
 }
 
 // pulled is the reply to a pull.
 type pulled struct {
-	kind pull.Kind
-	id   pull.DeliveryID
+	kind jspull.Kind
+	id   jspull.DeliveryID
 	// header and payload alias the link's read buffer, like the payload
 	// of next.
 	header  []byte
@@ -244,7 +244,7 @@ func (c *client) lose(p *Pools, ts *tenantState, err error) {
 // an exchange that succeeded allocates nothing here.
 func closes(err error) bool {
 	var ce *conn.ClosedError
-	return errors.Is(err, pull.ErrCloseConnection) || errors.As(err, &ce)
+	return errors.Is(err, jspull.ErrCloseConnection) || errors.As(err, &ce)
 }
 
 // replace drops a pooled link retired at checkout (lame-duck mode, idle
@@ -321,7 +321,7 @@ func (t *Triggers) dialConn(ctx context.Context, ts *tenantState) (link, error) 
 // tenant's scratch, made here at the tenant's first link.
 func (t *Triggers) newConnLink(c *conn.Conn, ts *tenantState) *connLink {
 	if ts.scratch == nil {
-		ts.scratch = new(pull.Scratch)
+		ts.scratch = new(jspull.Scratch)
 	}
 	return &connLink{c: c, now: t.now, scratch: ts.scratch, bounded: boundedConn{c: c}}
 }
@@ -354,14 +354,14 @@ func (t *Triggers) connConfig(ts *tenantState) conn.Config {
 	return cfg
 }
 
-// connLink is a *conn.Conn driven by pull.Consumers.
+// connLink is a *conn.Conn driven by jspull.Consumers.
 type connLink struct {
 	c   *conn.Conn
 	now func() time.Time
 	// scratch is the tenant's, shared by the consumers of its bindings.
-	scratch *pull.Scratch
+	scratch *jspull.Scratch
 	// last is the delivery of the last pull, for its acknowledgement.
-	last    pull.Delivery
+	last    jspull.Delivery
 	lastFor *bindingState
 	// bounded is c for inspect.
 	bounded boundedConn
@@ -375,10 +375,10 @@ func (l *connLink) detach()                         { l.c.Detach() }
 
 // consumer returns the binding's pull consumer, made at its first use with
 // the tenant's scratch.
-func (l *connLink) consumer(b *bindingState) (*pull.Consumer, error) {
+func (l *connLink) consumer(b *bindingState) (*jspull.Consumer, error) {
 	if b.consumer == nil {
 		timeout := b.cfg.OperationTimeout()
-		pc, err := pull.NewConsumer(b.pullBinding(), pull.Options{
+		pc, err := jspull.NewConsumer(b.pullBinding(), jspull.Options{
 			Now: l.now, OpTimeout: timeout, NextMargin: pullMargin(timeout), Scratch: l.scratch,
 		})
 		if err != nil {
@@ -389,16 +389,16 @@ func (l *connLink) consumer(b *bindingState) (*pull.Consumer, error) {
 	return b.consumer, nil
 }
 
-func (l *connLink) inspect(ctx context.Context, by time.Time, b *bindingState) (pull.Pending, error) {
+func (l *connLink) inspect(ctx context.Context, by time.Time, b *bindingState) (jspull.Pending, error) {
 	pc, err := l.consumer(b)
 	if err != nil {
-		return pull.Pending{}, err
+		return jspull.Pending{}, err
 	}
 	l.bounded.by = by
 	return pc.Inspect(ctx, &l.bounded)
 }
 
-// boundedConn is a connection as a pull.Requester whose exchanges end by
+// boundedConn is a connection as a jspull.Requester whose exchanges end by
 // by at the latest: a phase's bound without a context of its own (one
 // per step would cost the step a timer, its context and the connection's
 // cancellation registration on it, about seven allocations).
@@ -432,16 +432,16 @@ func (l *connLink) next(ctx context.Context, b *bindingState) (pulled, error) {
 	if err != nil {
 		return pulled{}, err
 	}
-	if r.Kind == pull.KindMessage {
+	if r.Kind == jspull.KindMessage {
 		l.last = r.Delivery
 		l.lastFor = b
 	}
 	return pulled{kind: r.Kind, id: r.Delivery.ID, header: r.Header, payload: r.Payload}, nil
 }
 
-func (l *connLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (pull.Receipt, error) {
+func (l *connLink) ack(ctx context.Context, b *bindingState, cmd jspull.Command) (jspull.Receipt, error) {
 	if l.lastFor != b || b.consumer == nil {
-		return pull.Receipt{}, pull.ErrInvalidDelivery
+		return jspull.Receipt{}, jspull.ErrInvalidDelivery
 	}
 	l.lastFor = nil
 	return b.consumer.Ack(ctx, l.c, &l.last, cmd)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -43,7 +44,7 @@ func TestConnConfig(t *testing.T) {
 		want := view{
 			Addr: tn.Destination.Address.String(), ServerName: tn.Destination.ServerName, Name: ClientName,
 			InboxPrefix:    "_INBOX." + tn.ID,
-			MaxPayload:     max(pull.MaxInfoSize, maxCeiling(cfg, tn.ID)),
+			MaxPayload:     max(jspull.MaxInfoSize, maxCeiling(cfg, tn.ID)),
 			MaxControlLine: 2048, MaxHeader: 1536,
 			SameCredential: true, AllowNonPublic: tn.Destination.AllowNonPublic,
 			KeepUnanswered: true,
@@ -327,7 +328,7 @@ func TestAcquireUnprobed(t *testing.T) {
 }
 
 // TestTenantConsumersShareScratch: the pull consumers of one tenant's
-// bindings share one pull.Scratch, the tenant's, made with its first link
+// bindings share one jspull.Scratch, the tenant's, made with its first link
 // and kept when the link is replaced; another tenant has its own. An
 // installation holds none before its first link.
 func TestTenantConsumersShareScratch(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/internal/jsontree"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // Validate checks every bound and rule of the profile and returns a
@@ -362,19 +362,19 @@ func validName(s string) bool {
 }
 
 // validAssetName reports whether s is a stream or durable name a binding
-// may carry: pull.ValidName, the broker's asset-name rule narrowed to
+// may carry: jspull.ValidName, the broker's asset-name rule narrowed to
 // valid UTF-8 without control characters so it can travel in a subject.
-func validAssetName(s string) bool { return pull.ValidName(s) == nil }
+func validAssetName(s string) bool { return jspull.ValidName(s) == nil }
 
 // subjectRule returns the rule a filter subject breaks, or 0: the rule is
-// pull.ValidFilterSubject (wire's subject rules, literal, 1 to
+// jspull.ValidFilterSubject (wire's subject rules, literal, 1 to
 // maxFilterSubjectLen bytes of valid UTF-8 without space or control
 // characters); a subject whose fault is '*' or '>' breaks RuleWildcard.
 func subjectRule(s string) Rule {
-	switch err := pull.ValidFilterSubject(s); {
+	switch err := jspull.ValidFilterSubject(s); {
 	case err == nil:
 		return 0
-	case errors.Is(err, pull.ErrWildcardSubject):
+	case errors.Is(err, jspull.ErrWildcardSubject):
 		return RuleWildcard
 	default:
 		return RuleSubject

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/latent-systems/latent-nats/internal/fakeserver"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -31,7 +32,7 @@ func fakeInfoJSON(b Binding) string {
 		`"num_replicas":0},"delivered":{"consumer_seq":0,"stream_seq":0},"ack_floor":{"consumer_seq":0,"stream_seq":0},`+
 		`"num_ack_pending":0,"num_redelivered":0,"num_waiting":0,"num_pending":1,"ts":"2026-01-02T03:04:07Z"}`,
 		b.Stream, b.Consumer, b.Consumer, b.Consumer, b.AckWait().Nanoseconds(), b.MaxDeliver, b.FilterSubject,
-		pull.RequestExpires.Nanoseconds(), b.MaxPayloadBytes+pull.MaxBytesOverhead)
+		jspull.RequestExpires.Nanoseconds(), b.MaxPayloadBytes+jspull.MaxBytesOverhead)
 }
 
 // TestLameDuckDuringPullOverConn runs one step over a real connection to
@@ -43,10 +44,10 @@ func TestLameDuckDuringPullOverConn(t *testing.T) {
 	cfg := rtConfig(t, 1)
 	b := cfg.Bindings[0]
 	inbox := InboxPrefix(cfg.Tenants[0].ID) + ".0000000000000000000000"
-	pc, err := pull.NewConsumer(pull.Binding{
+	pc, err := jspull.NewConsumer(jspull.Binding{
 		Stream: b.Stream, Consumer: b.Consumer, FilterSubject: b.FilterSubject,
 		PayloadCeiling: b.MaxPayloadBytes, AckWait: b.AckWait(), MaxDeliver: b.MaxDeliver,
-	}, pull.Options{})
+	}, jspull.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,10 +124,10 @@ func TestTraceLinkOverConn(t *testing.T) {
 	cfg := rtConfig(t, 1)
 	b := cfg.Bindings[0]
 	inbox := InboxPrefix(cfg.Tenants[0].ID) + ".0000000000000000000000"
-	pc, err := pull.NewConsumer(pull.Binding{
+	pc, err := jspull.NewConsumer(jspull.Binding{
 		Stream: b.Stream, Consumer: b.Consumer, FilterSubject: b.FilterSubject,
 		PayloadCeiling: b.MaxPayloadBytes, AckWait: b.AckWait(), MaxDeliver: b.MaxDeliver,
-	}, pull.Options{})
+	}, jspull.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

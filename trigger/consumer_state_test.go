@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // TestConsumerState: a visit whose consumer info decoded replaces the
@@ -34,20 +34,20 @@ func TestConsumerState(t *testing.T) {
 			}
 		}, ConsumerState{Pending: 3, Leader: true}, 0},
 		{"the broker's figures", func(r *rig) {
-			r.net.counters = func(int, pull.Pending) pull.Pending {
-				return pull.Pending{NumPending: 5, NumAckPending: 1, NumRedelivered: 2, NumWaiting: 1}
+			r.net.counters = func(int, jspull.Pending) jspull.Pending {
+				return jspull.Pending{NumPending: 5, NumAckPending: 1, NumRedelivered: 2, NumWaiting: 1}
 			}
 		}, ConsumerState{Pending: 5, AckPending: 1, Redelivered: 2, Waiting: 1}, 0},
 		{"paused", func(r *rig) {
 			r.net.publish(0, `[]`)
-			r.net.inspectErr = func(int) error { return pull.ErrConsumerPaused }
+			r.net.inspectErr = func(int) error { return jspull.ErrConsumerPaused }
 		}, ConsumerState{Pending: 1, Leader: true}, 0},
 		{"profile mismatch", func(r *rig) {
 			r.net.publish(0, `[]`)
-			r.net.inspectErr = func(int) error { return &pull.ProfileError{Mismatches: []pull.Mismatch{{Field: "ack_policy"}}} }
+			r.net.inspectErr = func(int) error { return &jspull.ProfileError{Mismatches: []jspull.Mismatch{{Field: "ack_policy"}}} }
 		}, ConsumerState{Pending: 1, Leader: true}, 0},
 		{"consumer missing: the last one kept", func(r *rig) {
-			r.net.inspectErr = func(int) error { return pull.ErrConsumerNotFound }
+			r.net.inspectErr = func(int) error { return jspull.ErrConsumerNotFound }
 		}, ConsumerState{Leader: true}, gap},
 		{"connection lost: the last one kept", func(r *rig) {
 			r.net.inspectErr = func(int) error { return &conn.ClosedError{Err: conn.ErrServerClosed} }
@@ -108,7 +108,7 @@ func TestConsumerStatePerBinding(t *testing.T) {
 }
 
 // TestReplicaEmptyIsPulled: a consumer-info reply that is not the
-// consumer leader's view (pull.Pending.Leader false: a restarted cluster
+// consumer leader's view (jspull.Pending.Leader false: a restarted cluster
 // node that has not started the consumer's group answers with zero
 // counters, racing the leader) does not prove the consumer empty; the
 // visit pulls, and the pull delivers the event the leader holds. The
@@ -116,7 +116,7 @@ func TestConsumerStatePerBinding(t *testing.T) {
 func TestReplicaEmptyIsPulled(t *testing.T) {
 	r := newRig(t, rtConfig(t, 1), PoolLimits{})
 	r.net.publish(0, `[]`)
-	r.net.counters = func(int, pull.Pending) pull.Pending { return pull.Pending{} } // a replica's zeros
+	r.net.counters = func(int, jspull.Pending) jspull.Pending { return jspull.Pending{} } // a replica's zeros
 	if rep := r.step(t); rep.Result != ResultDelivered || r.mon.Snapshot().Totals.Empty != 0 {
 		t.Errorf("visit after a replica's empty reply: %v, %d empty; want the event delivered", rep.Result, r.mon.Snapshot().Totals.Empty)
 	}

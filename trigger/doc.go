@@ -113,7 +113,7 @@
 //     runtime sent the NAK or the pull; Counts.Awaiting).
 //  5. Eligibility and the credential again, then a no-wait pull of one
 //     message with a 100 ms expiry ({"batch":1,"no_wait":true,
-//     "expires":100ms,"max_bytes":ceiling+pull.MaxBytesOverhead}). Empty
+//     "expires":100ms,"max_bytes":ceiling+jspull.MaxBytesOverhead}). Empty
 //     or expired ends the visit; busy, oversize and misconfigured are
 //     counted and end it.
 //  6. Inbound.Activate, with a derived Trigger Principal, a fresh

@@ -13,7 +13,7 @@ import (
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
 	"github.com/latent-systems/latent-nats/internal/jsontree"
-	"github.com/latent-systems/latent-nats/wire"
+	"github.com/latent-systems/latent-nats/internal/wire"
 )
 
 // TestInboxPrefix: the inbox prefix of every valid tenant ID, the longest

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // Triggers is one installed configuration: its metadata, its tenant
@@ -91,7 +91,7 @@ type tenantState struct {
 	// claim), so no two of those consumers are ever used at the same time; a
 	// delivery is acknowledged in the step that pulled it, before the
 	// next pull of any of them.
-	scratch *pull.Scratch
+	scratch *jspull.Scratch
 	// credExpired and exhausted are the logged states of the tenant's
 	// credential and pool reservations (see logStep).
 	credExpired bool
@@ -105,7 +105,7 @@ type bindingState struct {
 	index    int
 	tenant   int
 	cfg      *Binding
-	consumer *pull.Consumer
+	consumer *jspull.Consumer
 	charge   int64
 	// revisit is the number of steps until the rotation visits this
 	// binding again.
@@ -203,7 +203,7 @@ func Install(pools *Pools, in Installation) (*Triggers, *Monitor, error) {
 				return nil, nil, err
 			}
 		}
-		ts.maxPayload = pull.MaxInfoSize
+		ts.maxPayload = jspull.MaxInfoSize
 		t.tenantIDs[i] = tc.ID
 		t.provIDs[i] = tc.ProviderID
 	}
@@ -259,9 +259,9 @@ func (t *Triggers) ref(b *bindingState) BindingRef {
 }
 
 // pullBinding returns the part of binding b the pull operations need.
-func (b *bindingState) pullBinding() pull.Binding {
+func (b *bindingState) pullBinding() jspull.Binding {
 	c := b.cfg
-	return pull.Binding{
+	return jspull.Binding{
 		Stream:         c.Stream,
 		Consumer:       c.Consumer,
 		FilterSubject:  c.FilterSubject,

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // The bounds of the nats-jetstream-pull-v1 profile ("Profile setting /
@@ -28,9 +28,9 @@ const (
 
 	// minPayloadBytes and MaxPayloadBytes bound Binding.MaxPayloadBytes, the
 	// payload ceiling of one message (headers not counted):
-	// pull.MinPayloadCeiling and pull.MaxPayloadCeiling.
-	minPayloadBytes = pull.MinPayloadCeiling
-	MaxPayloadBytes = pull.MaxPayloadCeiling
+	// jspull.MinPayloadCeiling and jspull.MaxPayloadCeiling.
+	minPayloadBytes = jspull.MinPayloadCeiling
+	MaxPayloadBytes = jspull.MaxPayloadCeiling
 
 	// minControlLineBytes and maxControlLineBytes bound
 	// Config.MaxControlLineBytes, the longest protocol line read from the
@@ -51,9 +51,9 @@ const (
 
 	// minOperationTimeoutMS and maxOperationTimeoutMS bound
 	// Binding.OperationTimeoutMS, the one original deadline of a delivery:
-	// pull.MinOpTimeout and pull.MaxOpTimeout.
-	minOperationTimeoutMS = int(pull.MinOpTimeout / time.Millisecond)
-	maxOperationTimeoutMS = int(pull.MaxOpTimeout / time.Millisecond)
+	// jspull.MinOpTimeout and jspull.MaxOpTimeout.
+	minOperationTimeoutMS = int(jspull.MinOpTimeout / time.Millisecond)
+	maxOperationTimeoutMS = int(jspull.MaxOpTimeout / time.Millisecond)
 
 	// minRootBudgetMS is the least Binding.RootBudgetMS (positive); the most
 	// is the binding's OperationTimeoutMS.
@@ -65,20 +65,20 @@ const (
 	maxPollIntervalMS = 1_000
 
 	// minMaxDeliver and MaxMaxDeliver bound Binding.MaxDeliver, the
-	// consumer's max_deliver: pull.MinMaxDeliver and pull.MaxMaxDeliver.
-	minMaxDeliver = pull.MinMaxDeliver
-	MaxMaxDeliver = pull.MaxMaxDeliver
+	// consumer's max_deliver: jspull.MinMaxDeliver and jspull.MaxMaxDeliver.
+	minMaxDeliver = jspull.MinMaxDeliver
+	MaxMaxDeliver = jspull.MaxMaxDeliver
 
 	// AckWaitMarginMS is how much Binding.AckWaitMS must exceed the
-	// binding's OperationTimeoutMS at least (pull.AckWaitMargin);
-	// maxAckWaitMS is its most (pull.MaxAckWait).
-	AckWaitMarginMS = int(pull.AckWaitMargin / time.Millisecond)
-	maxAckWaitMS    = int(pull.MaxAckWait / time.Millisecond)
+	// binding's OperationTimeoutMS at least (jspull.AckWaitMargin);
+	// maxAckWaitMS is its most (jspull.MaxAckWait).
+	AckWaitMarginMS = int(jspull.AckWaitMargin / time.Millisecond)
+	maxAckWaitMS    = int(jspull.MaxAckWait / time.Millisecond)
 
 	// MinNakDelayMS and maxNakDelayMS bound Binding.NakDelayMS, the delay
-	// of a negative acknowledgement: pull.MinNakDelay and pull.MaxNakDelay.
-	MinNakDelayMS = int(pull.MinNakDelay / time.Millisecond)
-	maxNakDelayMS = int(pull.MaxNakDelay / time.Millisecond)
+	// of a negative acknowledgement: jspull.MinNakDelay and jspull.MaxNakDelay.
+	MinNakDelayMS = int(jspull.MinNakDelay / time.Millisecond)
+	maxNakDelayMS = int(jspull.MaxNakDelay / time.Millisecond)
 
 	// MaxConfigBytes bounds the canonical encoding of a Config (and so the
 	// input of ParseConfig, checked before it is decoded).
@@ -92,12 +92,12 @@ const (
 	MaxTargetNameLen = 256
 
 	// maxAssetNameLen bounds stream and consumer names, in bytes: the
-	// broker's own limit (JSMaxNameLen), pull.MaxNameLen.
-	maxAssetNameLen = pull.MaxNameLen
+	// broker's own limit (JSMaxNameLen), jspull.MaxNameLen.
+	maxAssetNameLen = jspull.MaxNameLen
 
 	// maxFilterSubjectLen bounds a filter subject, in bytes:
-	// pull.MaxFilterSubjectLen.
-	maxFilterSubjectLen = pull.MaxFilterSubjectLen
+	// jspull.MaxFilterSubjectLen.
+	maxFilterSubjectLen = jspull.MaxFilterSubjectLen
 
 	// maxServerNameLen bounds a TLS server name (a DNS name), in bytes:
 	// conn.MaxServerNameLen.

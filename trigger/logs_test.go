@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -193,7 +194,7 @@ func TestLogTransitions(t *testing.T) {
 			// profile mismatch is.
 			name: "consumer missing found then cleared",
 			script: func(t *testing.T, r *rig) {
-				r.net.inspectErr = func(int) error { return pull.ErrConsumerNotFound }
+				r.net.inspectErr = func(int) error { return jspull.ErrConsumerNotFound }
 				r.step(t)
 				r.step(t)
 				r.step(t)
@@ -211,7 +212,7 @@ func TestLogTransitions(t *testing.T) {
 			name: "profile mismatch found then cleared",
 			script: func(t *testing.T, r *rig) {
 				r.net.inspectErr = func(int) error {
-					return &pull.ProfileError{Mismatches: []pull.Mismatch{{Field: "ack_policy"}}}
+					return &jspull.ProfileError{Mismatches: []jspull.Mismatch{{Field: "ack_policy"}}}
 				}
 				r.step(t)
 				r.step(t)
@@ -230,9 +231,9 @@ func TestLogTransitions(t *testing.T) {
 			name: "uncertain ack",
 			script: func(t *testing.T, r *rig) {
 				r.net.publish(0, `[]`)
-				r.net.ackReply = func(int, pull.Command) (pull.Receipt, bool, error) {
-					return pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck},
-						true, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
+				r.net.ackReply = func(int, jspull.Command) (jspull.Receipt, bool, error) {
+					return jspull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck},
+						true, &jspull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
 				}
 				r.step(t)
 			},
@@ -246,8 +247,8 @@ func TestLogTransitions(t *testing.T) {
 			name: "late ack",
 			script: func(t *testing.T, r *rig) {
 				r.net.publish(0, `[]`)
-				r.net.ackReply = func(int, pull.Command) (pull.Receipt, bool, error) {
-					return pull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, true, nil
+				r.net.ackReply = func(int, jspull.Command) (jspull.Receipt, bool, error) {
+					return jspull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, true, nil
 				}
 				r.step(t)
 			},

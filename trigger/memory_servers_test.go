@@ -15,8 +15,8 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/internal/fakeserver"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/pull"
 )
 
 // The scripted servers of TestMemoryUnderHostileInput run in a process of
@@ -66,7 +66,7 @@ type memAttack struct {
 // when the ceiling is below the connection's cap; over the cap the parser
 // refuses its size before reading it.
 func memAttacks(ceiling, maxPayload int) []memAttack {
-	overCeiling := pull.ErrOverCeiling
+	overCeiling := jspull.ErrOverCeiling
 	if ceiling+1 > maxPayload {
 		overCeiling = parser.ErrPayloadTooLarge
 	}
@@ -191,10 +191,10 @@ func memInbox() string { return InboxPrefix(memTenant) + ".000000000000000000000
 func memScript(kind string, sp memSpec) ([]fakeserver.Step, error) {
 	c := sp.Caps
 	b := memBinding(c)
-	pc, err := pull.NewConsumer(pull.Binding{
+	pc, err := jspull.NewConsumer(jspull.Binding{
 		Stream: b.Stream, Consumer: b.Consumer, FilterSubject: b.FilterSubject,
 		PayloadCeiling: b.MaxPayloadBytes, AckWait: b.AckWait(), MaxDeliver: b.MaxDeliver,
-	}, pull.Options{})
+	}, jspull.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -310,10 +310,10 @@ func memPayload(n int) []byte {
 
 // memInfo returns the consumer info of b, matching the profile with one
 // message pending, padded with JSON whitespace to exactly
-// pull.MaxInfoSize bytes.
+// jspull.MaxInfoSize bytes.
 func memInfo(b Binding) []byte {
 	info := fakeInfoJSON(b)
-	return []byte("{" + strings.Repeat(" ", pull.MaxInfoSize-len(info)) + info[1:])
+	return []byte("{" + strings.Repeat(" ", jspull.MaxInfoSize-len(info)) + info[1:])
 }
 
 // memMsg returns a MSG frame on the inbox subscription (sid 1).

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/parser"
 	"github.com/latent-systems/latent-nats/pull"
 )
@@ -51,7 +52,7 @@ var memVariants = []memCaps{
 // MaxPingsPerExchange PINGs and INFO lines of exactly the line cap up to
 // MaxControlFramesPerExchange (with the trailing "409 Batch Completed"
 // counted in the acknowledgement's); the greeting and the INFO after PONG
-// are at the line cap too; the consumer info reply is pull.MaxInfoSize
+// are at the line cap too; the consumer info reply is jspull.MaxInfoSize
 // bytes; the delivered message has a header block of exactly the header
 // cap and a payload of exactly the ceiling.
 //
@@ -463,9 +464,9 @@ func (m *memRig) sample() int64 {
 func (m *memRig) widenPullMargin(t *testing.T, trig *Triggers) {
 	t.Helper()
 	ts, b := &trig.tenants[0], &trig.bindings[0]
-	ts.scratch = new(pull.Scratch)
-	pc, err := pull.NewConsumer(b.pullBinding(), pull.Options{
-		Now: trig.now, OpTimeout: b.cfg.OperationTimeout(), Scratch: ts.scratch, NextMargin: pull.MaxNextMargin,
+	ts.scratch = new(jspull.Scratch)
+	pc, err := jspull.NewConsumer(b.pullBinding(), jspull.Options{
+		Now: trig.now, OpTimeout: b.cfg.OperationTimeout(), Scratch: ts.scratch, NextMargin: jspull.MaxNextMargin,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -514,7 +515,7 @@ func (l *recLink) close() {
 	l.link.close()
 }
 
-func (l *recLink) inspect(ctx context.Context, by time.Time, b *bindingState) (pull.Pending, error) {
+func (l *recLink) inspect(ctx context.Context, by time.Time, b *bindingState) (jspull.Pending, error) {
 	p, err := l.link.inspect(ctx, by, b)
 	l.note(err)
 	return p, err
@@ -526,7 +527,7 @@ func (l *recLink) next(ctx context.Context, b *bindingState) (pulled, error) {
 	return p, err
 }
 
-func (l *recLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (pull.Receipt, error) {
+func (l *recLink) ack(ctx context.Context, b *bindingState, cmd jspull.Command) (jspull.Receipt, error) {
 	r, err := l.link.ack(ctx, b, cmd)
 	l.note(err)
 	return r, err

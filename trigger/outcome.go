@@ -3,6 +3,7 @@ package trigger
 import (
 	"time"
 
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -80,14 +81,14 @@ func termReason(a pull.Action, o Outcome) string {
 
 // commandFor returns the acknowledgement of an action, and false for
 // pull.ActionNone (and anything outside the list), which sends nothing.
-func commandFor(a pull.Action, o Outcome, nakDelay time.Duration) (pull.Command, bool) {
+func commandFor(a pull.Action, o Outcome, nakDelay time.Duration) (jspull.Command, bool) {
 	switch a {
 	case pull.ActionAck:
-		return pull.Ack(), true
+		return jspull.Ack(), true
 	case pull.ActionTerm, pull.ActionExhausted:
-		return pull.Term(termReason(a, o)), true
+		return jspull.Term(termReason(a, o)), true
 	case pull.ActionNak:
-		return pull.Nak(nakDelay), true
+		return jspull.Nak(nakDelay), true
 	}
-	return pull.Command{}, false
+	return jspull.Command{}, false
 }

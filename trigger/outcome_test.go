@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -82,15 +83,15 @@ func TestCommandFor(t *testing.T) {
 	tests := []struct {
 		action pull.Action
 		send   bool
-		want   pull.Command
+		want   jspull.Command
 	}{
-		{pull.ActionAck, true, pull.Ack()},
-		{pull.ActionTerm, true, pull.Term("declared failure")},
-		{pull.ActionNak, true, pull.Nak(time.Second)},
-		{pull.ActionExhausted, true, pull.Term("exhausted")},
-		{pull.ActionNone, false, pull.Command{}},
-		{0, false, pull.Command{}},
-		{pull.ActionNone + 1, false, pull.Command{}},
+		{pull.ActionAck, true, jspull.Ack()},
+		{pull.ActionTerm, true, jspull.Term("declared failure")},
+		{pull.ActionNak, true, jspull.Nak(time.Second)},
+		{pull.ActionExhausted, true, jspull.Term("exhausted")},
+		{pull.ActionNone, false, jspull.Command{}},
+		{0, false, jspull.Command{}},
+		{pull.ActionNone + 1, false, jspull.Command{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.action.String(), func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -91,14 +92,14 @@ func TestAwaitingRedeliveryAfterNak(t *testing.T) {
 // counted from the pull; until then no pull is sent. An uncertain NAK
 // ends the wait at its delay (the broker may have read it).
 func TestAwaitingRedeliveryUnacknowledged(t *testing.T) {
-	uncertain := func(cmd pull.Command) (pull.Receipt, bool, error) {
-		return pull.Receipt{Outcome: pull.AckUncertain, Action: cmd.Action},
-			true, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
+	uncertain := func(cmd jspull.Command) (jspull.Receipt, bool, error) {
+		return jspull.Receipt{Outcome: pull.AckUncertain, Action: cmd.Action},
+			true, &jspull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
 	}
 	tests := []struct {
 		name    string
 		outcome Outcome
-		ack     func(cmd pull.Command) (pull.Receipt, bool, error)
+		ack     func(cmd jspull.Command) (jspull.Receipt, bool, error)
 		cred    bool // the credential fails before the acknowledgement
 		state   pull.AckState
 		// nak: the wait ends at the NAK delay, not the ack wait.
@@ -114,7 +115,7 @@ func TestAwaitingRedeliveryUnacknowledged(t *testing.T) {
 				r := timedRig(t)
 				r.host.activate = func(context.Context, Activation) Outcome { return tc.outcome }
 				if tc.ack != nil {
-					r.net.ackReply = func(_ int, cmd pull.Command) (pull.Receipt, bool, error) { return tc.ack(cmd) }
+					r.net.ackReply = func(_ int, cmd jspull.Command) (jspull.Receipt, bool, error) { return tc.ack(cmd) }
 				}
 				if tc.cred {
 					// The checks before the pull pass; the one before the
@@ -185,7 +186,7 @@ func TestAwaitingRedeliveryUnknown(t *testing.T) {
 		if rep.Result != ResultEmpty || r.net.pullCount() != 1 || r.mon.Snapshot().Totals.EmptyPulls != 1 {
 			t.Errorf("report %+v, %d pulls: want one held pull", rep, r.net.pullCount())
 		}
-		if took := time.Since(start); took < pull.RequestExpires {
+		if took := time.Since(start); took < jspull.RequestExpires {
 			t.Errorf("the held pull took %v, want its expiry", took)
 		}
 	})

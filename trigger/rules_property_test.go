@@ -12,7 +12,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"pgregory.net/rapid"
 )
 
@@ -223,7 +223,7 @@ var errReached = errors.New("dialer reached")
 // ParseConfig accepts (drawn from its rules, at their bounds) installs,
 // and for each tenant the conn.Config the runtime dials with passes every
 // check conn.Dial makes before it opens a socket, and for each binding
-// the pull.Binding the runtime uses validates and its tenant's
+// the jspull.Binding the runtime uses validates and its tenant's
 // permissions derive.
 func TestPropertyAcceptedConfigValidatesBelow(t *testing.T) {
 	roots := []string{
@@ -272,15 +272,15 @@ func TestPropertyAcceptedConfigValidatesBelow(t *testing.T) {
 			if _, err := conn.Dial(ctx, cc); !errors.Is(err, errReached) {
 				t.Fatalf("tenant %d: conn.Dial refused the runtime's conn.Config: %v", i, err)
 			}
-			var pbs []pull.Binding
+			var pbs []jspull.Binding
 			for _, bi := range ts.bindings {
 				pb := trig.bindings[bi].pullBinding()
 				if err := pb.Validate(); err != nil {
-					t.Fatalf("binding %d: the runtime's pull.Binding does not validate: %v", bi, err)
+					t.Fatalf("binding %d: the runtime's jspull.Binding does not validate: %v", bi, err)
 				}
 				pbs = append(pbs, pb)
 			}
-			if _, err := pull.DerivePermissions(cc.InboxPrefix, pbs...); err != nil {
+			if _, err := jspull.DerivePermissions(cc.InboxPrefix, pbs...); err != nil {
 				t.Fatalf("tenant %d: DerivePermissions: %v", i, err)
 			}
 		}

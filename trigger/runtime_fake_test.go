@@ -10,6 +10,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -178,15 +179,15 @@ type fakeNet struct {
 	// handshake waits there).
 	dialWait func(ctx context.Context) error
 	// inspectErr, nextReply and ackReply replace the normal answers when
-	// they return ok. An inspectErr that is pull.ErrConsumerPaused or a
-	// profile mismatch comes with the counters, as pull.Inspect's does.
+	// they return ok. An inspectErr that is jspull.ErrConsumerPaused or a
+	// profile mismatch comes with the counters, as jspull.Inspect's does.
 	inspectErr func(b int) error
 	// counters, when set, replaces the counters consumer info reports
 	// (called with mu held; by value, so that the fake allocates no more
 	// than without it).
-	counters  func(b int, p pull.Pending) pull.Pending
-	nextReply func(b int) (pull.Kind, bool, error)
-	ackReply  func(b int, cmd pull.Command) (pull.Receipt, bool, error)
+	counters  func(b int, p jspull.Pending) jspull.Pending
+	nextReply func(b int) (jspull.Kind, bool, error)
+	ackReply  func(b int, cmd jspull.Command) (jspull.Receipt, bool, error)
 	// onNext runs after a message was taken (tests cancel there).
 	onNext func()
 	// onClose runs when a link is closed, outside mu (tests sample the
@@ -365,25 +366,25 @@ func (l *fakeLink) close() {
 	}
 }
 
-func (l *fakeLink) inspect(ctx context.Context, by time.Time, b *bindingState) (pull.Pending, error) {
+func (l *fakeLink) inspect(ctx context.Context, by time.Time, b *bindingState) (jspull.Pending, error) {
 	l.n.ev.add("inspect %s", b.cfg.ID)
 	if by.IsZero() {
-		return pull.Pending{}, conn.ErrNoDeadline
+		return jspull.Pending{}, conn.ErrNoDeadline
 	}
 	ctx, cancel := context.WithDeadline(ctx, by)
 	defer cancel()
 	if err := ctx.Err(); err != nil {
-		return pull.Pending{}, err
+		return jspull.Pending{}, err
 	}
 	if err := l.wait(ctx); err != nil {
-		return pull.Pending{}, err
+		return jspull.Pending{}, err
 	}
 	l.n.mu.Lock()
 	defer l.n.mu.Unlock()
 	if l.closed {
-		return pull.Pending{}, conn.ErrClosed
+		return jspull.Pending{}, conn.ErrClosed
 	}
-	p := pull.Pending{NumPending: uint64(len(l.n.queues[b.index])), Leader: true}
+	p := jspull.Pending{NumPending: uint64(len(l.n.queues[b.index])), Leader: true}
 	if _, ok := l.n.waiting[b.index]; ok {
 		p.NumAckPending = 1
 	}
@@ -392,10 +393,10 @@ func (l *fakeLink) inspect(ctx context.Context, by time.Time, b *bindingState) (
 	}
 	if l.n.inspectErr != nil {
 		if err := l.n.inspectErr(b.index); err != nil {
-			if errors.Is(err, pull.ErrConsumerPaused) || errors.Is(err, pull.ErrProfileMismatch) {
+			if errors.Is(err, jspull.ErrConsumerPaused) || errors.Is(err, jspull.ErrProfileMismatch) {
 				return p, err
 			}
-			return pull.Pending{}, err
+			return jspull.Pending{}, err
 		}
 	}
 	return p, nil
@@ -416,8 +417,8 @@ func (l *fakeLink) next(ctx context.Context, b *bindingState) (pulled, error) {
 		if time.Now().Before(w.at) {
 			// Held at max_ack_pending until the expiry.
 			l.n.mu.Unlock()
-			time.Sleep(pull.RequestExpires)
-			return pulled{kind: pull.KindRequestTimeout}, nil
+			time.Sleep(jspull.RequestExpires)
+			return pulled{kind: jspull.KindRequestTimeout}, nil
 		}
 		delete(l.n.waiting, b.index)
 		l.n.queues[b.index] = append([]*fakeMsg{w.m}, l.n.queues[b.index]...)
@@ -431,7 +432,7 @@ func (l *fakeLink) next(ctx context.Context, b *bindingState) (pulled, error) {
 	q := l.n.queues[b.index]
 	if len(q) == 0 {
 		l.n.mu.Unlock()
-		return pulled{kind: pull.KindNoMessages}, nil
+		return pulled{kind: jspull.KindNoMessages}, nil
 	}
 	m := q[0]
 	l.n.queues[b.index] = q[1:]
@@ -447,44 +448,44 @@ func (l *fakeLink) next(ctx context.Context, b *bindingState) (pulled, error) {
 		onNext()
 	}
 	return pulled{
-		kind:    pull.KindMessage,
-		id:      pull.DeliveryID{StreamSeq: m.seq, ConsumerSeq: m.seq, Delivered: m.delivered},
+		kind:    jspull.KindMessage,
+		id:      jspull.DeliveryID{StreamSeq: m.seq, ConsumerSeq: m.seq, Delivered: m.delivered},
 		payload: []byte(m.payload),
 	}, nil
 }
 
-func cmdText(c pull.Command) string {
+func cmdText(c jspull.Command) string {
 	return c.String()
 }
 
-func (l *fakeLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (pull.Receipt, error) {
+func (l *fakeLink) ack(ctx context.Context, b *bindingState, cmd jspull.Command) (jspull.Receipt, error) {
 	l.n.ev.add("ack %s %s", b.cfg.ID, cmdText(cmd))
 	dl, ok := ctx.Deadline()
 	if !ok {
-		return pull.Receipt{}, conn.ErrNoDeadline
+		return jspull.Receipt{}, conn.ErrNoDeadline
 	}
 	if err := ctx.Err(); err != nil {
-		return pull.Receipt{}, err
+		return jspull.Receipt{}, err
 	}
 	l.n.mu.Lock()
 	closed := l.closed
 	l.n.ackDeadline = append(l.n.ackDeadline, time.Until(dl))
 	l.n.mu.Unlock()
 	if closed {
-		// As pull.Ack on a closed connection: nothing written, no
+		// As jspull.Ack on a closed connection: nothing written, no
 		// receipt.
-		return pull.Receipt{}, conn.ErrClosed
+		return jspull.Receipt{}, conn.ErrClosed
 	}
 	if err := l.wait(ctx); err != nil {
-		return pull.Receipt{Outcome: pull.AckUncertain, Action: cmd.Action}, &pull.ReceiptError{Err: err}
+		return jspull.Receipt{Outcome: pull.AckUncertain, Action: cmd.Action}, &jspull.ReceiptError{Err: err}
 	}
 	l.n.mu.Lock()
 	defer l.n.mu.Unlock()
 	m := l.inflight[b.index]
 	if m == nil {
-		return pull.Receipt{}, pull.ErrInvalidDelivery
+		return jspull.Receipt{}, jspull.ErrInvalidDelivery
 	}
-	id := pull.DeliveryID{StreamSeq: m.seq, ConsumerSeq: m.seq, Delivered: m.delivered}
+	id := jspull.DeliveryID{StreamSeq: m.seq, ConsumerSeq: m.seq, Delivered: m.delivered}
 	l.n.acks = append(l.n.acks, fmt.Sprintf("%s seq=%d n=%d %s", b.cfg.ID, m.seq, m.delivered, cmdText(cmd)))
 	if l.n.ackReply != nil {
 		// A scripted reply: the broker did not record the command, the
@@ -499,12 +500,12 @@ func (l *fakeLink) ack(ctx context.Context, b *bindingState, cmd pull.Command) (
 		if cmd.Action == pull.ActionNak {
 			l.n.waiting[b.index] = fakePending{m: m, at: time.Now().Add(cmd.Delay)}
 		}
-		return pull.Receipt{Outcome: pull.AckVerified, Action: cmd.Action, Delivery: id}, nil
+		return jspull.Receipt{Outcome: pull.AckVerified, Action: cmd.Action, Delivery: id}, nil
 	}
 	if cmd.Action == pull.ActionNak {
 		l.n.queues[b.index] = append([]*fakeMsg{m}, l.n.queues[b.index]...)
 	}
-	return pull.Receipt{Outcome: pull.AckVerified, Action: cmd.Action, Delivery: id}, nil
+	return jspull.Receipt{Outcome: pull.AckVerified, Action: cmd.Action, Delivery: id}, nil
 }
 
 // redeliver puts the unacknowledged messages of every link back at the

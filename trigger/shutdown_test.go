@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/internal/fakeserver"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -100,10 +101,10 @@ func stallRig(t *testing.T) (*rig, Binding, string, []byte) {
 	cfg.Bindings[0].RootBudgetMS = maxOperationTimeoutMS
 	cfg.Bindings[0].AckWaitMS = maxOperationTimeoutMS + AckWaitMarginMS
 	b := cfg.Bindings[0]
-	pc, err := pull.NewConsumer(pull.Binding{
+	pc, err := jspull.NewConsumer(jspull.Binding{
 		Stream: b.Stream, Consumer: b.Consumer, FilterSubject: b.FilterSubject,
 		PayloadCeiling: b.MaxPayloadBytes, AckWait: b.AckWait(), MaxDeliver: b.MaxDeliver,
-	}, pull.Options{})
+	}, jspull.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func awaitReturn(t *testing.T, done <-chan error, start, stalled time.Time, ph s
 	if took > shutdownWithin {
 		t.Errorf("returned %v after the stop, want within %v", took, shutdownWithin)
 	}
-	if pullBound := stalled.Add(pull.RequestExpires + pull.DefaultNextMargin); ph.pull && !at.Before(pullBound) {
+	if pullBound := stalled.Add(jspull.RequestExpires + jspull.DefaultNextMargin); ph.pull && !at.Before(pullBound) {
 		t.Errorf("returned at the pull's own bound, not interrupted")
 	}
 	return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -16,8 +17,8 @@ import (
 //   - Before the pull (client probe or dial, consumer info): at most T from
 //     the host's reservation (Host.ReserveInbound returning).
 //   - The pull: its own bound (pullBound: T, and never less than
-//     pull.RequestExpires plus pull.DefaultNextMargin nor more than
-//     RequestExpires plus pull.MaxNextMargin), never cut short by the
+//     jspull.RequestExpires plus jspull.DefaultNextMargin nor more than
+//     RequestExpires plus jspull.MaxNextMargin), never cut short by the
 //     delivery's deadline. The broker answers a no-wait pull with an expiry
 //     within the expiry and a round trip, but a pull whose answer comes
 //     later than the client's bound loses a delivery unseen: the broker
@@ -49,13 +50,13 @@ func ackSlice(timeout time.Duration) time.Duration {
 // timeout: the pull's bound is the timeout, within the pull package's
 // margins.
 func pullMargin(timeout time.Duration) time.Duration {
-	return min(max(timeout-pull.RequestExpires, pull.DefaultNextMargin), pull.MaxNextMargin)
+	return min(max(timeout-jspull.RequestExpires, jspull.DefaultNextMargin), jspull.MaxNextMargin)
 }
 
 // pullBound is the longest the pull of a step waits for the broker's
 // answer (see the deadline split above).
 func pullBound(timeout time.Duration) time.Duration {
-	return pull.RequestExpires + pullMargin(timeout)
+	return jspull.RequestExpires + pullMargin(timeout)
 }
 
 // stepBound is the longest a step can take once the host's reservation is
@@ -290,7 +291,7 @@ type visit struct {
 	info  ConsumerState
 	sent  time.Time
 	got   pulled
-	cmd   pull.Command
+	cmd   jspull.Command
 	empty emptyBy
 	err   error
 	// ops counts the protocol operations the visit's ingress request
@@ -456,7 +457,7 @@ func (v *visit) connect() bool {
 // Only the consumer leader's view proves a consumer empty: a replica of a
 // cluster node that has not started the consumer's group yet (restarted,
 // recovering) answers at once with zero counters, racing the leader
-// (pull.Pending.Leader). Such a reply is pulled past: the pull reaches
+// (jspull.Pending.Leader). Such a reply is pulled past: the pull reaches
 // the leader, and the visit ends as the pull does.
 //
 // A reply that decoded, whatever the check said of it, is the visit's
@@ -469,7 +470,7 @@ func (v *visit) inspect() bool {
 	now := v.t.now()
 	v.ts.client.settle(v.t.pools, v.ts, err, now)
 	v.unanswered = unanswered(err)
-	if err == nil || errors.Is(err, pull.ErrConsumerPaused) || errors.Is(err, pull.ErrProfileMismatch) {
+	if err == nil || errors.Is(err, jspull.ErrConsumerPaused) || errors.Is(err, jspull.ErrProfileMismatch) {
 		v.info = ConsumerState{At: now, Pending: pend.NumPending, AckPending: pend.NumAckPending,
 			Redelivered: pend.NumRedelivered, Waiting: pend.NumWaiting, Leader: pend.Leader}
 	}
@@ -485,7 +486,7 @@ func (v *visit) inspect() bool {
 	case err == nil:
 		return true
 	case v.stopped():
-	case errors.Is(err, pull.ErrConsumerPaused):
+	case errors.Is(err, jspull.ErrConsumerPaused):
 		skip(&v.r, ClassPaused)
 	default:
 		fail(&v.r, classify(err))
@@ -507,8 +508,8 @@ func (v *visit) pull() bool {
 	}
 	v.unanswered = unansweredKind(got.kind)
 	switch got.kind.Class() {
-	case pull.ClassMessage:
-	case pull.ClassEmpty:
+	case jspull.ClassMessage:
+	case jspull.ClassEmpty:
 		v.r.Result = ResultEmpty
 		v.empty = emptyByPull
 		return false
@@ -673,23 +674,23 @@ func classify(err error) ErrorClass {
 	switch {
 	case errors.As(err, &de):
 		return ClassDial
-	case errors.Is(err, pull.ErrProfileMismatch):
+	case errors.Is(err, jspull.ErrProfileMismatch):
 		return ClassProfile
-	case errors.Is(err, pull.ErrConsumerPaused):
+	case errors.Is(err, jspull.ErrConsumerPaused):
 		return ClassPaused
-	case errors.Is(err, pull.ErrUnsupportedAck):
+	case errors.Is(err, jspull.ErrUnsupportedAck):
 		return ClassUnsupportedAck
-	case errors.Is(err, pull.ErrStreamNotFound),
-		errors.Is(err, pull.ErrConsumerNotFound),
-		errors.Is(err, pull.ErrNoResponders):
+	case errors.Is(err, jspull.ErrStreamNotFound),
+		errors.Is(err, jspull.ErrConsumerNotFound),
+		errors.Is(err, jspull.ErrNoResponders):
 		return ClassConsumerMissing
-	case errors.Is(err, pull.ErrAPI):
+	case errors.Is(err, jspull.ErrAPI):
 		return ClassAPI
 	case errors.As(err, &se) && se.Kind == conn.KindPermission:
 		return ClassBrokerPermission
-	case errors.Is(err, pull.ErrCloseConnection),
-		errors.Is(err, pull.ErrInfoTooLarge),
-		errors.Is(err, pull.ErrMalformedInfo),
+	case errors.Is(err, jspull.ErrCloseConnection),
+		errors.Is(err, jspull.ErrInfoTooLarge),
+		errors.Is(err, jspull.ErrMalformedInfo),
 		errors.Is(err, conn.ErrForeignFrame),
 		errors.Is(err, conn.ErrUnexpectedFrame),
 		errors.Is(err, conn.ErrControlFlood),
@@ -708,17 +709,17 @@ func classify(err error) ErrorClass {
 
 // classOfKind maps a pull reply that is neither a message nor empty to its
 // class.
-func classOfKind(k pull.Kind) ErrorClass {
+func classOfKind(k jspull.Kind) ErrorClass {
 	switch k.Class() {
-	case pull.ClassBusy:
+	case jspull.ClassBusy:
 		return ClassBusy
-	case pull.ClassOversize:
+	case jspull.ClassOversize:
 		return ClassOversize
-	case pull.ClassMisconfigured:
+	case jspull.ClassMisconfigured:
 		return ClassMisconfigured
-	case pull.ClassGone:
+	case jspull.ClassGone:
 		return ClassConsumerMissing
-	case pull.ClassUnavailable:
+	case jspull.ClassUnavailable:
 		return ClassBrokerUnavailable
 	}
 	return ClassInternal

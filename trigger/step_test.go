@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -197,12 +198,12 @@ func TestEmptyVisitOneRoundTrip(t *testing.T) {
 // TestEmptyPull: consumer info shows something, the pull finds nothing
 // (404 or 408): an empty pull, counted apart.
 func TestEmptyPull(t *testing.T) {
-	for _, k := range []pull.Kind{pull.KindNoMessages, pull.KindRequestTimeout} {
+	for _, k := range []jspull.Kind{jspull.KindNoMessages, jspull.KindRequestTimeout} {
 		t.Run(k.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				r := newRig(t, rtConfig(t, 1), PoolLimits{})
 				r.net.publish(0, `[]`)
-				r.net.nextReply = func(int) (pull.Kind, bool, error) { return k, true, nil }
+				r.net.nextReply = func(int) (jspull.Kind, bool, error) { return k, true, nil }
 				rep := r.step(t)
 				if rep.Result != ResultEmpty {
 					t.Errorf("result %v, want empty", rep.Result)
@@ -223,27 +224,27 @@ func TestEmptyPull(t *testing.T) {
 // typed, counted failure; the connection survives it.
 func TestPullStatuses(t *testing.T) {
 	tests := []struct {
-		kind pull.Kind
+		kind jspull.Kind
 		want ErrorClass
 	}{
-		{pull.KindRequestsPending, ClassBusy},
-		{pull.KindMaxWaiting, ClassBusy},
-		{pull.KindMessageTooLarge, ClassOversize},
-		{pull.KindMaxRequestBatch, ClassMisconfigured},
-		{pull.KindMaxRequestExpires, ClassMisconfigured},
-		{pull.KindMaxRequestMaxBytes, ClassMisconfigured},
-		{pull.KindPushBased, ClassMisconfigured},
-		{pull.KindConsumerDeleted, ClassConsumerMissing},
-		{pull.KindNoResponders, ClassConsumerMissing},
-		{pull.KindLeadershipChange, ClassBrokerUnavailable},
-		{pull.KindServerShutdown, ClassBrokerUnavailable},
+		{jspull.KindRequestsPending, ClassBusy},
+		{jspull.KindMaxWaiting, ClassBusy},
+		{jspull.KindMessageTooLarge, ClassOversize},
+		{jspull.KindMaxRequestBatch, ClassMisconfigured},
+		{jspull.KindMaxRequestExpires, ClassMisconfigured},
+		{jspull.KindMaxRequestMaxBytes, ClassMisconfigured},
+		{jspull.KindPushBased, ClassMisconfigured},
+		{jspull.KindConsumerDeleted, ClassConsumerMissing},
+		{jspull.KindNoResponders, ClassConsumerMissing},
+		{jspull.KindLeadershipChange, ClassBrokerUnavailable},
+		{jspull.KindServerShutdown, ClassBrokerUnavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.kind.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				r := newRig(t, rtConfig(t, 1), PoolLimits{})
 				r.net.publish(0, `[]`)
-				r.net.nextReply = func(int) (pull.Kind, bool, error) { return tc.kind, true, nil }
+				r.net.nextReply = func(int) (jspull.Kind, bool, error) { return tc.kind, true, nil }
 				rep := r.step(t)
 				if rep.Result != ResultFailed || rep.Error != tc.want {
 					t.Errorf("report %+v, want failed %v", rep, tc.want)
@@ -268,13 +269,13 @@ func TestExchangeErrors(t *testing.T) {
 		class  ErrorClass
 		closes bool
 	}{
-		{"profile", &pull.ProfileError{Mismatches: []pull.Mismatch{{Field: "ack_policy"}}}, ClassProfile, false},
-		{"consumer not found", pull.ErrConsumerNotFound, ClassConsumerMissing, false},
-		{"stream not found", pull.ErrStreamNotFound, ClassConsumerMissing, false},
-		{"no responders", pull.ErrNoResponders, ClassConsumerMissing, false},
-		{"api", &pull.APIError{Code: 500, ErrCode: 10001}, ClassAPI, false},
+		{"profile", &jspull.ProfileError{Mismatches: []jspull.Mismatch{{Field: "ack_policy"}}}, ClassProfile, false},
+		{"consumer not found", jspull.ErrConsumerNotFound, ClassConsumerMissing, false},
+		{"stream not found", jspull.ErrStreamNotFound, ClassConsumerMissing, false},
+		{"no responders", jspull.ErrNoResponders, ClassConsumerMissing, false},
+		{"api", &jspull.APIError{Code: 500, ErrCode: 10001}, ClassAPI, false},
 		{"permission", &conn.ServerError{Kind: conn.KindPermission}, ClassBrokerPermission, false},
-		{"reply", &pull.ReplyError{Err: pull.ErrWrongConsumer}, ClassProtocol, true},
+		{"reply", &jspull.ReplyError{Err: jspull.ErrWrongConsumer}, ClassProtocol, true},
 		{"foreign", &conn.ClosedError{Err: conn.ErrForeignFrame}, ClassProtocol, true},
 		{"deadline", &conn.ClosedError{Err: context.DeadlineExceeded}, ClassConnection, true},
 		{"other", errTest, ClassInternal, false},
@@ -311,7 +312,7 @@ func TestExchangeErrors(t *testing.T) {
 // ends the visit without a pull, as a skipped visit of class paused that
 // keeps the connection; once it resumes the message is delivered.
 func TestConsumerPausedSkipsPull(t *testing.T) {
-	if got := classify(pull.ErrConsumerPaused); got != ClassPaused {
+	if got := classify(jspull.ErrConsumerPaused); got != ClassPaused {
 		t.Errorf("classify = %v, want %v", got, ClassPaused)
 	}
 	synctest.Test(t, func(t *testing.T) {
@@ -320,7 +321,7 @@ func TestConsumerPausedSkipsPull(t *testing.T) {
 		paused := true
 		r.net.inspectErr = func(int) error {
 			if paused {
-				return pull.ErrConsumerPaused
+				return jspull.ErrConsumerPaused
 			}
 			return nil
 		}
@@ -403,13 +404,13 @@ func TestDeliveryPastMaxDeliver(t *testing.T) {
 // function does not run, nothing is sent and the connection is kept for
 // the next visit.
 func TestUnsupportedAckKeepsConnection(t *testing.T) {
-	if got := classify(fmt.Errorf("pull: next: %w", pull.ErrUnsupportedAck)); got != ClassUnsupportedAck {
+	if got := classify(fmt.Errorf("pull: next: %w", jspull.ErrUnsupportedAck)); got != ClassUnsupportedAck {
 		t.Errorf("classify = %v, want %v", got, ClassUnsupportedAck)
 	}
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, rtConfig(t, 1), PoolLimits{})
 		r.net.publish(0, `[]`)
-		r.net.nextReply = func(int) (pull.Kind, bool, error) { return 0, true, pull.ErrUnsupportedAck }
+		r.net.nextReply = func(int) (jspull.Kind, bool, error) { return 0, true, jspull.ErrUnsupportedAck }
 		for range 2 {
 			rep := r.step(t)
 			if rep.Result != ResultFailed || rep.Error != ClassUnsupportedAck || rep.Delivered != 0 || rep.Ack != pull.AckNone {
@@ -686,21 +687,21 @@ func TestRouteGenerationPinned(t *testing.T) {
 func TestAckStates(t *testing.T) {
 	tests := []struct {
 		name  string
-		rec   pull.Receipt
+		rec   jspull.Receipt
 		err   error
 		state pull.AckState
 		class ErrorClass
 	}{
-		{"late", pull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, nil, pull.AckVerifiedLate, 0},
-		{"uncertain", pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck}, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}, pull.AckUncertain, ClassAckUncertain},
-		{"not written", pull.Receipt{}, conn.ErrClosed, pull.AckNone, ClassConnection},
+		{"late", jspull.Receipt{Outcome: pull.AckVerifiedLate, Action: pull.ActionAck}, nil, pull.AckVerifiedLate, 0},
+		{"uncertain", jspull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck}, &jspull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}, pull.AckUncertain, ClassAckUncertain},
+		{"not written", jspull.Receipt{}, conn.ErrClosed, pull.AckNone, ClassConnection},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				r := newRig(t, rtConfig(t, 1), PoolLimits{})
 				r.net.publish(0, `[]`)
-				r.net.ackReply = func(int, pull.Command) (pull.Receipt, bool, error) { return tc.rec, true, tc.err }
+				r.net.ackReply = func(int, jspull.Command) (jspull.Receipt, bool, error) { return tc.rec, true, tc.err }
 				rep := r.step(t)
 				if rep.Ack != tc.state || rep.Error != tc.class || rep.Action != pull.ActionAck {
 					t.Errorf("report %+v", rep)
@@ -814,13 +815,13 @@ func TestUncertainAckRedelivered(t *testing.T) {
 		r := newRig(t, rtConfig(t, 1), PoolLimits{})
 		r.net.publish(0, `["once"]`)
 		lost := true
-		r.net.ackReply = func(int, pull.Command) (pull.Receipt, bool, error) {
+		r.net.ackReply = func(int, jspull.Command) (jspull.Receipt, bool, error) {
 			if !lost {
-				return pull.Receipt{}, false, nil
+				return jspull.Receipt{}, false, nil
 			}
 			lost = false
-			return pull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck},
-				true, &pull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
+			return jspull.Receipt{Outcome: pull.AckUncertain, Action: pull.ActionAck},
+				true, &jspull.ReceiptError{Err: &conn.ClosedError{Err: context.DeadlineExceeded}}
 		}
 		if rep := r.step(t); rep.Ack != pull.AckUncertain {
 			t.Fatalf("report %+v", rep)
@@ -870,7 +871,7 @@ func TestPullBound(t *testing.T) {
 			if got := pullBound(tc.timeout); got != tc.want {
 				t.Errorf("pullBound(%v) = %v, want %v", tc.timeout, got, tc.want)
 			}
-			if m := pullMargin(tc.timeout); m < pull.MinNextMargin || m > pull.MaxNextMargin {
+			if m := pullMargin(tc.timeout); m < jspull.MinNextMargin || m > jspull.MaxNextMargin {
 				t.Errorf("pullMargin(%v) = %v, outside the pull package's bounds", tc.timeout, m)
 			}
 		})

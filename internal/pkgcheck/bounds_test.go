@@ -5,10 +5,10 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/internal/jspull"
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/trigger"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // TestBoundsAgree is the one list of the relations between bounds of
@@ -36,11 +36,11 @@ func TestBoundsAgree(t *testing.T) {
 		// conn hands its payload cap to parser.Limits.MaxPayload.
 		{"conn.MaxPayloadLimit <= parser.MaxFramePayload", conn.MaxPayloadLimit, parser.MaxFramePayload, true},
 		// A binding's payload ceiling fits a connection's payload cap.
-		{"pull.MaxPayloadCeiling <= conn.MaxPayloadLimit", pull.MaxPayloadCeiling, conn.MaxPayloadLimit, true},
+		{"jspull.MaxPayloadCeiling <= conn.MaxPayloadLimit", jspull.MaxPayloadCeiling, conn.MaxPayloadLimit, true},
 		// max_bytes leaves room for a full header block besides the payload.
-		{"conn.MaxReadHeader <= pull.MaxBytesOverhead", conn.MaxReadHeader, pull.MaxBytesOverhead, true},
+		{"conn.MaxReadHeader <= jspull.MaxBytesOverhead", conn.MaxReadHeader, jspull.MaxBytesOverhead, true},
 		// The derived ones, stated once so that a literal put back shows.
-		{"trigger.MaxPayloadBytes == pull.MaxPayloadCeiling", trigger.MaxPayloadBytes, pull.MaxPayloadCeiling, false},
+		{"trigger.MaxPayloadBytes == jspull.MaxPayloadCeiling", trigger.MaxPayloadBytes, jspull.MaxPayloadCeiling, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/provision"
 )
 
@@ -126,7 +126,7 @@ func decodeAdvisory(subject string, data []byte, captureSeq uint64) (Entry, bool
 		}
 		var a advisoryJSON
 		if json.Unmarshal(data, &a) != nil || a.Type != schema || a.Stream != stream || a.Consumer != consumer ||
-			pull.ValidName(stream) != nil || pull.ValidName(consumer) != nil || a.StreamSeq == 0 || a.Deliveries == 0 {
+			jspull.ValidName(stream) != nil || jspull.ValidName(consumer) != nil || a.StreamSeq == 0 || a.Deliveries == 0 {
 			return Entry{}, false
 		}
 		return Entry{

@@ -10,7 +10,7 @@ import (
 	"github.com/latent-systems/latent-nats/acksubject"
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/trigger"
 )
@@ -118,7 +118,7 @@ func pullOne(t testing.TB, c *Client, stream, consumer string) delivery {
 	defer cancel()
 	defer c.conn.Detach()
 	// A pull the profile's max_expires allows; the message is there.
-	body := fmt.Sprintf(`{"batch":1,"expires":%d}`, pull.RequestExpires)
+	body := fmt.Sprintf(`{"batch":1,"expires":%d}`, jspull.RequestExpires)
 	next := conn.Call{Subject: []byte("$JS.API.CONSUMER.MSG.NEXT." + stream + "." + consumer), Payload: []byte(body), Delivery: true}
 	r, err := c.conn.Exchange(ctx, time.Now().Add(testTimeout), next)
 	if err != nil || r.Status != 0 {

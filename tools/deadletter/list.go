@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/provision"
 )
 
@@ -24,7 +24,7 @@ const advisoryFilterPrefix = "$JS.EVENT.ADVISORY.CONSUMER.*."
 // Query chooses what List reads from the dead-letter capture stream.
 type Query struct {
 	// Stream and Consumer name a binding's consumer (the asset-name rule
-	// of pull.ValidName). Both are required.
+	// of jspull.ValidName). Both are required.
 	Stream, Consumer string
 	// After is a capture-stream sequence: entries recorded after it are
 	// read (0: from the first one kept). Page.Next continues a page.
@@ -59,10 +59,10 @@ type Page struct {
 // stream), ErrRequestDenied, and the connection's; the entries read
 // before an error are returned with it.
 func (c *Client) List(ctx context.Context, q Query) (Page, error) {
-	if err := pull.ValidName(q.Stream); err != nil {
+	if err := jspull.ValidName(q.Stream); err != nil {
 		return Page{}, fmt.Errorf("%w: stream: %w", ErrInvalidArgument, err)
 	}
-	if err := pull.ValidName(q.Consumer); err != nil {
+	if err := jspull.ValidName(q.Consumer); err != nil {
 		return Page{}, fmt.Errorf("%w: consumer: %w", ErrInvalidArgument, err)
 	}
 	limit := q.Limit

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/provision"
 )
 
@@ -86,7 +86,7 @@ type Message struct {
 // it), ErrMalformedReply (a copy without the broker's republish headers),
 // ErrRequestDenied and the connection's.
 func (c *Client) Message(ctx context.Context, stream string, seq uint64) (Message, error) {
-	if err := pull.ValidName(stream); err != nil {
+	if err := jspull.ValidName(stream); err != nil {
 		return Message{}, fmt.Errorf("%w: stream: %w", ErrInvalidArgument, err)
 	}
 	if seq == 0 {

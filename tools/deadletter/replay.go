@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 // HeaderMsgID is the header the broker deduplicates a publish by, within

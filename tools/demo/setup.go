@@ -9,11 +9,11 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
+	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/provision"
 	"github.com/latent-systems/latent-nats/trigger"
-	"github.com/latent-systems/latent-nats/wire"
 )
 
 const (
@@ -298,7 +298,7 @@ func inspectTenant(ctx context.Context, cfg trigger.Config, ti int, secret *cred
 		if b.Tenant != t.ID {
 			continue
 		}
-		pc, err := pull.NewConsumer(provision.PullBinding(b), pull.Options{})
+		pc, err := jspull.NewConsumer(provision.PullBinding(b), jspull.Options{})
 		if err != nil {
 			continue
 		}

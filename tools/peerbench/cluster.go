@@ -12,7 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 )
 
@@ -41,7 +41,7 @@ func clusterFlags(fs *flag.FlagSet) *clusterOptions {
 	fs.IntVar(&o.nodes, "cluster", broker.DefaultClusterSize, "cluster: nodes of the cluster, and the replicas of the stream and every consumer")
 	fs.StringVar(&o.leader, "cluster-leader", "remote", `cluster: "remote": the stream and every consumer are led by a node other than the one the connections are pinned to; "local": by that node`)
 	fs.IntVar(&o.empty, "cluster-empty", 1000, "cluster: visits per round to each empty consumer that consumer info proves empty")
-	fs.IntVar(&o.held, "cluster-held", 0, "cluster: held pulls (100 ms each) per round to an empty consumer, of each client; this project's shares its connection with the other loops, and a held pull answered later than its bound (100 ms and pull.DefaultNextMargin) closes it")
+	fs.IntVar(&o.held, "cluster-held", 0, "cluster: held pulls (100 ms each) per round to an empty consumer, of each client; this project's shares its connection with the other loops, and a held pull answered later than its bound (100 ms and jspull.DefaultNextMargin) closes it")
 	fs.DurationVar(&o.idle, "cluster-idle", 5*time.Second, "cluster: window in which nothing runs, before and after the rounds, to read the nodes' background CPU")
 	return o
 }
@@ -158,7 +158,7 @@ func (b *background) idleWindow(ctx context.Context, d time.Duration, pids []int
 // (-cluster-leader remote, so each request crosses a route, as it does for
 // a tenant pinned to a node that leads nothing) or by node 0 (local). The
 // loops are -mode pull's, adapted to a replicated consumer: latent is
-// pull.Consumer's Inspect, Next and verified +ACK; core answers the
+// jspull.Consumer's Inspect, Next and verified +ACK; core answers the
 // pull's leading "409 Batch Completed" by reading on until the message
 // (coreFollowLoop); jetstream fetches without max_bytes (jsClusterLoop).
 // The empty visits are one consumer-info request each, as each client
@@ -197,16 +197,16 @@ func runCluster(ctx context.Context, o pullOptions, co clusterOptions, w io.Writ
 
 	// The pull gets the bound nats.go's loops give every operation
 	// (opBound): on a loaded cluster a delivering pull's answer can take
-	// longer than the 100 ms expiry and pull.DefaultNextMargin, and the
+	// longer than the 100 ms expiry and jspull.DefaultNextMargin, and the
 	// connection is closed when its deadline passes.
-	popts := pull.Options{NextMargin: opBound - pull.RequestExpires}
-	fmt.Fprintf(w, "this project's pull bound: %v (pull.Options.NextMargin %v; the default is %v)\n",
-		opBound, popts.NextMargin, pull.DefaultNextMargin)
-	latentC, err := pull.NewConsumer(binding(loopLatent), popts)
+	popts := jspull.Options{NextMargin: opBound - jspull.RequestExpires}
+	fmt.Fprintf(w, "this project's pull bound: %v (jspull.Options.NextMargin %v; the default is %v)\n",
+		opBound, popts.NextMargin, jspull.DefaultNextMargin)
+	latentC, err := jspull.NewConsumer(binding(loopLatent), popts)
 	if err != nil {
 		return err
 	}
-	emptyC, err := pull.NewConsumer(binding(loopEmpty), popts)
+	emptyC, err := jspull.NewConsumer(binding(loopEmpty), popts)
 	if err != nil {
 		return err
 	}

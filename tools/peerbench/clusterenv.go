@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/clustertest"
 )
@@ -128,8 +128,8 @@ func startClusterEnv(ctx context.Context, o pullOptions, co clusterOptions, perL
 		}
 	}
 
-	user := func(name string, bs ...pull.Binding) (broker.Creds, error) {
-		perms, err := pull.DerivePermissions(conn.DefaultInboxPrefix, bs...)
+	user := func(name string, bs ...jspull.Binding) (broker.Creds, error) {
+		perms, err := jspull.DerivePermissions(conn.DefaultInboxPrefix, bs...)
 		if err != nil {
 			return broker.Creds{}, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -44,7 +45,7 @@ type coreFollowLoop struct {
 	expired int // pulls that expired empty although info counted a message
 }
 
-func newCoreFollowLoop(nc *nats.Conn, b pull.Binding, body []byte) (*coreFollowLoop, error) {
+func newCoreFollowLoop(nc *nats.Conn, b jspull.Binding, body []byte) (*coreFollowLoop, error) {
 	inbox := nats.NewInbox()
 	sub, err := nc.SubscribeSync(inbox)
 	if err != nil {
@@ -131,7 +132,7 @@ func (l *jsClusterLoop) step(ctx context.Context) error {
 	var batch jetstream.MessageBatch
 	var msg jetstream.Msg
 	for attempt := 0; ; attempt++ {
-		batch, err = l.cons.Fetch(1, jetstream.FetchMaxWait(pull.RequestExpires))
+		batch, err = l.cons.Fetch(1, jetstream.FetchMaxWait(jspull.RequestExpires))
 		if err != nil {
 			return fmt.Errorf("peerbench: jetstream: fetch: %w", err)
 		}
@@ -192,7 +193,7 @@ func (l *emptyJSInfo) step(ctx context.Context) error {
 type emptyJSFetch struct{ jsLoop }
 
 func (l *emptyJSFetch) step(context.Context) error {
-	batch, err := l.cons.Fetch(1, jetstream.FetchMaxWait(pull.RequestExpires))
+	batch, err := l.cons.Fetch(1, jetstream.FetchMaxWait(jspull.RequestExpires))
 	if err != nil {
 		return fmt.Errorf("peerbench: jetstream: fetch: %w", err)
 	}
@@ -220,20 +221,20 @@ func (l *latentRetryLoop) step(ctx context.Context) error {
 	if pend.Empty() {
 		return errEmpty
 	}
-	var res pull.Result
+	var res jspull.Result
 	for attempt := 0; ; attempt++ {
 		if res, err = l.p.Next(ctx, l.c); err != nil {
 			return err
 		}
-		if res.Kind != pull.KindRequestTimeout || attempt == maxExpiredPulls {
+		if res.Kind != jspull.KindRequestTimeout || attempt == maxExpiredPulls {
 			break
 		}
 		l.expired++
 	}
-	if res.Kind != pull.KindMessage || len(res.Payload) != payloadSize {
+	if res.Kind != jspull.KindMessage || len(res.Payload) != payloadSize {
 		return fmt.Errorf("peerbench: latent: next: %v, %d bytes", res.Kind, len(res.Payload))
 	}
-	rec, err := l.p.Ack(ctx, l.c, &res.Delivery, pull.Ack())
+	rec, err := l.p.Ack(ctx, l.c, &res.Delivery, jspull.Ack())
 	if err != nil {
 		return err
 	}

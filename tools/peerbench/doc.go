@@ -31,7 +31,7 @@
 // alternate within each round, each on its own connection and its own
 // consumer of one stream, with 256-byte messages published beforehand:
 //
-//	latent     pull.Consumer Inspect, Next and a verified +ACK over one
+//	latent     jspull.Consumer Inspect, Next and a verified +ACK over one
 //	           conn.Conn
 //	core       nats.go core request/reply with the same wire bodies: the
 //	           consumer-info request, the same pull body, "+ACK" with a

@@ -19,7 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
@@ -63,7 +63,7 @@ func idleConsumer(i int) string { return fmt.Sprintf("c%03d", i) }
 // idleGrants are the publish and subscribe grants of both measured users:
 // the consumer-info, pull and acknowledgement subjects of every consumer
 // of the account's stream, as stream-scoped wildcards, and subscribe on
-// inboxPrefix + ".>" only. The exact subjects pull.DerivePermissions gives
+// inboxPrefix + ".>" only. The exact subjects jspull.DerivePermissions gives
 // for 256 bindings (1,024 publish subjects) make a user JWT of about 60 KB:
 // over nats-server's default 4,096-byte max_control_line, over
 // conn.MaxConnectLen and over tools/broker's MaxSubjects per list, so
@@ -227,8 +227,8 @@ func idleConfig(brk *broker.Broker) trigger.Config {
 
 // pullBinding is the part of a configured binding the profile's consumer
 // configuration needs.
-func pullBinding(b trigger.Binding) pull.Binding {
-	return pull.Binding{
+func pullBinding(b trigger.Binding) jspull.Binding {
+	return jspull.Binding{
 		Stream:         b.Stream,
 		Consumer:       b.Consumer,
 		FilterSubject:  b.FilterSubject,

@@ -13,7 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 )
 
@@ -122,11 +122,11 @@ func runPull(ctx context.Context, o pullOptions, w io.Writer) (err error) {
 	defer func() { err = errors.Join(err, env.close()) }()
 	fmt.Fprintf(w, "broker started, %d messages published per loop in %v\n", perLoop, time.Since(setup).Round(time.Millisecond))
 
-	latentC, err := pull.NewConsumer(binding(loopLatent), pull.Options{})
+	latentC, err := jspull.NewConsumer(binding(loopLatent), jspull.Options{})
 	if err != nil {
 		return err
 	}
-	emptyC, err := pull.NewConsumer(binding(loopEmpty), pull.Options{})
+	emptyC, err := jspull.NewConsumer(binding(loopEmpty), jspull.Options{})
 	if err != nil {
 		return err
 	}

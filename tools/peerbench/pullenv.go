@@ -13,7 +13,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 )
 
@@ -26,7 +26,7 @@ const (
 	// payloadSize is the size of every stored message body, in bytes.
 	payloadSize = 256
 	// payloadCeiling is the bindings' payload ceiling, so the consumers'
-	// and the pull requests' max_bytes is 1024 + pull.MaxBytesOverhead.
+	// and the pull requests' max_bytes is 1024 + jspull.MaxBytesOverhead.
 	payloadCeiling = 1024
 	// benchAckWait and benchMaxDeliver are the consumers' ack_wait and
 	// max_deliver.
@@ -36,8 +36,8 @@ const (
 	// nats.go core request.
 	adminTimeout = 5 * time.Second
 	// opBound bounds each operation of the nats.go core loop: the same as
-	// pull.DefaultOpTimeout, which bounds Inspect and Ack of this project.
-	opBound = pull.DefaultOpTimeout
+	// jspull.DefaultOpTimeout, which bounds Inspect and Ack of this project.
+	opBound = jspull.DefaultOpTimeout
 	// startTimeout bounds finding the nats-server binary and starting it.
 	startTimeout = 3 * time.Minute
 )
@@ -56,8 +56,8 @@ const (
 )
 
 // binding is the profile binding of one loop's consumer.
-func binding(name loopName) pull.Binding {
-	return pull.Binding{
+func binding(name loopName) jspull.Binding {
+	return jspull.Binding{
 		Stream:         pullStream,
 		Consumer:       string(name),
 		FilterSubject:  "bench." + string(name),
@@ -69,7 +69,7 @@ func binding(name loopName) pull.Binding {
 
 // profileConfig is the consumer configuration the profile requires for b,
 // as the provisioning tool creates it.
-func profileConfig(b pull.Binding) map[string]any {
+func profileConfig(b jspull.Binding) map[string]any {
 	return map[string]any{
 		"durable_name":    b.Consumer,
 		"deliver_policy":  "all",
@@ -81,7 +81,7 @@ func profileConfig(b pull.Binding) map[string]any {
 		"max_waiting":     1,
 		"max_ack_pending": 1,
 		"max_batch":       1,
-		"max_expires":     int64(pull.RequestExpires),
+		"max_expires":     int64(jspull.RequestExpires),
 		"max_bytes":       b.MaxBytes(),
 	}
 }
@@ -149,7 +149,7 @@ func (a *admin) createStream(ctx context.Context, storage string) error {
 	}, nil)
 }
 
-func (a *admin) createConsumer(ctx context.Context, b pull.Binding) error {
+func (a *admin) createConsumer(ctx context.Context, b jspull.Binding) error {
 	return a.api(ctx, "$JS.API.CONSUMER.CREATE."+b.Stream+"."+b.Consumer, map[string]any{
 		"stream_name": b.Stream, "config": profileConfig(b), "action": "create",
 	}, nil)
@@ -306,8 +306,8 @@ func startEnv(ctx context.Context, o pullOptions, perLoop int) (env *pullEnv, er
 	// Every user holds exactly the permissions the project derives for its
 	// bindings; nats.go's inboxes ("_INBOX.<nuid>" and its request mux
 	// "_INBOX.<nuid>.*") fall under the same "_INBOX.>" grant.
-	user := func(name string, bs ...pull.Binding) (broker.Creds, error) {
-		perms, err := pull.DerivePermissions(conn.DefaultInboxPrefix, bs...)
+	user := func(name string, bs ...jspull.Binding) (broker.Creds, error) {
+		perms, err := jspull.DerivePermissions(conn.DefaultInboxPrefix, bs...)
 		if err != nil {
 			return broker.Creds{}, err
 		}

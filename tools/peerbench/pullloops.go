@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 )
 
@@ -25,12 +26,12 @@ type stepper interface {
 	step(ctx context.Context) error
 }
 
-// latentLoop is this project: pull.Consumer's Inspect, Next and a verified
+// latentLoop is this project: jspull.Consumer's Inspect, Next and a verified
 // +ACK over one conn.Conn. Inspect checks the whole profile and decodes the
 // info strictly; Next classifies the reply and parses the ack subject.
 type latentLoop struct {
 	c *conn.Conn
-	p *pull.Consumer
+	p *jspull.Consumer
 }
 
 func (l *latentLoop) step(ctx context.Context) error {
@@ -45,10 +46,10 @@ func (l *latentLoop) step(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if res.Kind != pull.KindMessage || len(res.Payload) != payloadSize {
+	if res.Kind != jspull.KindMessage || len(res.Payload) != payloadSize {
 		return fmt.Errorf("peerbench: latent: next: %v, %d bytes", res.Kind, len(res.Payload))
 	}
-	rec, err := l.p.Ack(ctx, l.c, &res.Delivery, pull.Ack())
+	rec, err := l.p.Ack(ctx, l.c, &res.Delivery, jspull.Ack())
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ type coreInfo struct {
 	Error         *apiError `json:"error"`
 }
 
-func newCoreLoop(nc *nats.Conn, b pull.Binding, body []byte) *coreLoop {
+func newCoreLoop(nc *nats.Conn, b jspull.Binding, body []byte) *coreLoop {
 	return &coreLoop{nc: nc, info: b.InfoSubject(), next: b.NextSubject(), body: body, ack: []byte("+ACK")}
 }
 
@@ -127,7 +128,7 @@ type jsLoop struct {
 	maxBytes int
 }
 
-func newJSLoop(ctx context.Context, nc *nats.Conn, b pull.Binding) (*jsLoop, error) {
+func newJSLoop(ctx context.Context, nc *nats.Conn, b jspull.Binding) (*jsLoop, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func (l *jsLoop) step(ctx context.Context) error {
 	if info.NumPending == 0 && info.NumAckPending == 0 {
 		return errEmpty
 	}
-	batch, err := l.cons.Fetch(1, jetstream.FetchMaxWait(pull.RequestExpires), jetstream.FetchMaxBytes(l.maxBytes))
+	batch, err := l.cons.Fetch(1, jetstream.FetchMaxWait(jspull.RequestExpires), jetstream.FetchMaxBytes(l.maxBytes))
 	if err != nil {
 		return fmt.Errorf("peerbench: jetstream: fetch: %w", err)
 	}
@@ -190,8 +191,8 @@ func (l *emptyPull) step(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if res.Kind != pull.KindRequestTimeout {
-		return fmt.Errorf("peerbench: empty pull answered %v, want %v", res.Kind, pull.KindRequestTimeout)
+	if res.Kind != jspull.KindRequestTimeout {
+		return fmt.Errorf("peerbench: empty pull answered %v, want %v", res.Kind, jspull.KindRequestTimeout)
 	}
 	return nil
 }

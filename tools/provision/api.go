@@ -11,7 +11,7 @@ import (
 // JetStream API subjects of nats-server 2.14.6 (server/jetstream_api.go:
 // JSApiStreamInfo, JSApiStreamCreate, JSApiConsumerCreateEx,
 // JSApiConsumerInfo). The profile check of consumer info goes through
-// pull.Consumer.Inspect, which owns it; this package asks consumer info
+// jspull.Consumer.Inspect, which owns it; this package asks consumer info
 // itself only for the replica count.
 const (
 	streamInfoPrefix     = "$JS.API.STREAM.INFO."

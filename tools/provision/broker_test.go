@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
@@ -55,7 +56,7 @@ func TestAgainstBroker(t *testing.T) {
 		// pull's profile check, the runtime's own, accepts every consumer.
 		admins := map[string]*Client{"acme": adminClient(t, b, "acme"), "globex": adminClient(t, b, "globex")}
 		for _, bd := range cfg.Bindings {
-			pc, err := pull.NewConsumer(PullBinding(bd), pull.Options{})
+			pc, err := jspull.NewConsumer(PullBinding(bd), jspull.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +110,7 @@ func TestAgainstBroker(t *testing.T) {
 		cfg := config(t, b, bd)
 		admin := adminClient(t, b, "acme")
 		pb := PullBinding(bd)
-		if _, err := admin.createStream(t.Context(), DesiredStream("DIFFER", []pull.Binding{pb}, DefaultOptions().Stream)); err != nil {
+		if _, err := admin.createStream(t.Context(), DesiredStream("DIFFER", []jspull.Binding{pb}, DefaultOptions().Stream)); err != nil {
 			t.Fatal(err)
 		}
 		other := DesiredConsumer(pb)
@@ -129,7 +130,7 @@ func TestAgainstBroker(t *testing.T) {
 		if got.Action != ActionMismatch || !errors.Is(got.Err, ErrMismatch) {
 			t.Errorf("consumer result %v, %v; want mismatch", got.Action, got.Err)
 		}
-		if diff := cmp.Diff([]pull.Mismatch{{Field: "max_deliver", Want: "5", Got: "2"}}, got.Mismatches); diff != "" {
+		if diff := cmp.Diff([]jspull.Mismatch{{Field: "max_deliver", Want: "5", Got: "2"}}, got.Mismatches); diff != "" {
 			t.Errorf("mismatches (-want +got):\n%s", diff)
 		}
 		if rep.OK() {
@@ -189,7 +190,7 @@ func TestAgainstBroker(t *testing.T) {
 
 	t.Run("an existing stream that does not capture the filter gets no consumer", func(t *testing.T) {
 		admin := adminClient(t, b, "acme")
-		other := DesiredStream("FOREIGN", []pull.Binding{{FilterSubject: "acme.foreign.other", PayloadCeiling: 4096}}, DefaultOptions().Stream)
+		other := DesiredStream("FOREIGN", []jspull.Binding{{FilterSubject: "acme.foreign.other", PayloadCeiling: 4096}}, DefaultOptions().Stream)
 		if _, err := admin.createStream(t.Context(), other); err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +204,7 @@ func TestAgainstBroker(t *testing.T) {
 		if diff := cmp.Diff(want, outcomes(rep)); diff != "" {
 			t.Errorf("run (-want +got):\n%s", diff)
 		}
-		wantMismatch := []pull.Mismatch{{Field: "subjects", Want: "a subject capturing acme.foreign.mine", Got: "acme.foreign.other"}}
+		wantMismatch := []jspull.Mismatch{{Field: "subjects", Want: "a subject capturing acme.foreign.mine", Got: "acme.foreign.other"}}
 		if diff := cmp.Diff(wantMismatch, rep.Results[1].Mismatches); diff != "" {
 			t.Errorf("stream mismatch (-want +got):\n%s", diff)
 		}
@@ -254,11 +255,11 @@ func TestAgainstBroker(t *testing.T) {
 			t.Fatalf("Main -permissions-only: exit %d\n%s", code, stderr.String())
 		}
 
-		wantAcme, err := pull.DerivePermissions(trigger.InboxPrefix("acme"), PullBinding(b8), PullBinding(b9))
+		wantAcme, err := jspull.DerivePermissions(trigger.InboxPrefix("acme"), PullBinding(b8), PullBinding(b9))
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantGlobex, err := pull.DerivePermissions(trigger.InboxPrefix("globex"), PullBinding(b10))
+		wantGlobex, err := jspull.DerivePermissions(trigger.InboxPrefix("globex"), PullBinding(b10))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +319,7 @@ func TestAgainstBroker(t *testing.T) {
 			t.Fatal(err)
 		}
 		rt := dialInbox(t, b, user, trigger.InboxPrefix("acme"))
-		pc, err := pull.NewConsumer(PullBinding(b8), pull.Options{})
+		pc, err := jspull.NewConsumer(PullBinding(b8), jspull.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,11 +329,11 @@ func TestAgainstBroker(t *testing.T) {
 			t.Fatalf("Inspect as the runtime user: %+v, %v; want one pending", p, err)
 		}
 		res, err := pc.Next(ctx, rt.conn)
-		if err != nil || res.Kind != pull.KindMessage || string(res.Payload) != `["hello"]` {
+		if err != nil || res.Kind != jspull.KindMessage || string(res.Payload) != `["hello"]` {
 			t.Fatalf("Next as the runtime user: %v %q, %v", res.Kind, res.Payload, err)
 		}
 		d := res.Delivery
-		rc, err := pc.Ack(ctx, rt.conn, &d, pull.Ack())
+		rc, err := pc.Ack(ctx, rt.conn, &d, jspull.Ack())
 		if err != nil || rc.Outcome != pull.AckVerified {
 			t.Fatalf("Ack as the runtime user: %v, %v", rc.Outcome, err)
 		}
@@ -493,7 +494,7 @@ func TestAgainstBroker(t *testing.T) {
 			t.Fatalf("provisioning: %v", resultErrors(rep))
 		}
 		rep = runProvision(t, pcfg, adminCreds(t, b, pcfg), opts)
-		if diff := cmp.Diff([]pull.Mismatch{{Field: "republish", Want: "src > dest latent.copy.PLAIN.>", Got: "none"}}, rep.Results[2].Mismatches); diff != "" {
+		if diff := cmp.Diff([]jspull.Mismatch{{Field: "republish", Want: "src > dest latent.copy.PLAIN.>", Got: "none"}}, rep.Results[2].Mismatches); diff != "" {
 			t.Errorf("mismatches (-want +got):\n%s", diff)
 		}
 		if got := snapshotStream(t, admin, "PLAIN").Config["republish"]; got != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // TestDesiredCaptureJSON pins the exact stream-create bodies of the two
@@ -44,7 +44,7 @@ func TestDesiredCaptureJSON(t *testing.T) {
 // TestRePublishOf pins the republish setting of a stream created with
 // copies, and that it is written into the stream-create body.
 func TestRePublishOf(t *testing.T) {
-	cfg := DesiredStream("ORDERS", []pull.Binding{testPullBinding()}, DefaultOptions().Stream)
+	cfg := DesiredStream("ORDERS", []jspull.Binding{testPullBinding()}, DefaultOptions().Stream)
 	rp := RePublishOf("ORDERS")
 	cfg.RePublish = &rp
 	got, err := json.Marshal(cfg)
@@ -94,18 +94,18 @@ func TestCheckCapture(t *testing.T) {
 	tests := []struct {
 		name string
 		st   streamState
-		want []pull.Mismatch
+		want []jspull.Mismatch
 	}{
 		{"exact", streamState{subjects: desired.Subjects, replicas: 3}, nil},
 		{"wider", streamState{subjects: []string{"$JS.EVENT.ADVISORY.>"}, replicas: 3}, nil},
 		{"one advisory missing", streamState{subjects: []string{"$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.>"}, replicas: 3},
-			[]pull.Mismatch{{Field: "subjects", Want: "a subject capturing $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>",
+			[]jspull.Mismatch{{Field: "subjects", Want: "a subject capturing $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>",
 				Got: "$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.>"}}},
-		{"one stream only", streamState{subjects: []string{"$JS.EVENT.ADVISORY.CONSUMER.*.ORDERS.*"}, replicas: 3}, []pull.Mismatch{
+		{"one stream only", streamState{subjects: []string{"$JS.EVENT.ADVISORY.CONSUMER.*.ORDERS.*"}, replicas: 3}, []jspull.Mismatch{
 			{Field: "subjects", Want: "a subject capturing $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>", Got: "$JS.EVENT.ADVISORY.CONSUMER.*.ORDERS.*"},
 			{Field: "subjects", Want: "a subject capturing $JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.>", Got: "$JS.EVENT.ADVISORY.CONSUMER.*.ORDERS.*"},
 		}},
-		{"replicas", streamState{subjects: desired.Subjects, replicas: 1}, []pull.Mismatch{{Field: "num_replicas", Want: "3", Got: "1"}}},
+		{"replicas", streamState{subjects: desired.Subjects, replicas: 1}, []jspull.Mismatch{{Field: "num_replicas", Want: "3", Got: "1"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,11 +122,11 @@ func TestCheckRePublish(t *testing.T) {
 	tests := []struct {
 		name string
 		st   streamState
-		want []pull.Mismatch
+		want []jspull.Mismatch
 	}{
 		{"set", streamState{republish: &want}, nil},
-		{"none", streamState{}, []pull.Mismatch{{Field: "republish", Want: "src > dest latent.copy.ORDERS.>", Got: "none"}}},
-		{"another", streamState{republish: &other}, []pull.Mismatch{{Field: "republish", Want: "src > dest latent.copy.ORDERS.>", Got: "src acme.> dest copies.>"}}},
+		{"none", streamState{}, []jspull.Mismatch{{Field: "republish", Want: "src > dest latent.copy.ORDERS.>", Got: "none"}}},
+		{"another", streamState{republish: &other}, []jspull.Mismatch{{Field: "republish", Want: "src > dest latent.copy.ORDERS.>", Got: "src acme.> dest copies.>"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

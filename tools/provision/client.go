@@ -8,15 +8,15 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
 // Bounds of the timeout of one dial or request: the delivery operation
 // timeout range of the profile, which pull's Inspect also enforces.
 const (
-	MinTimeout     = pull.MinOpTimeout
-	MaxTimeout     = pull.MaxOpTimeout
+	MinTimeout     = jspull.MinOpTimeout
+	MaxTimeout     = jspull.MaxOpTimeout
 	DefaultTimeout = 5 * time.Second
 )
 

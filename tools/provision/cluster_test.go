@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
 	"github.com/latent-systems/latent-nats/tools/broker/clustertest"
@@ -77,7 +77,7 @@ func TestAgainstCluster(t *testing.T) {
 
 		// pull's profile check, the runtime's own, accepts the R3
 		// consumer through a node that may lead nothing.
-		pc, err := pull.NewConsumer(PullBinding(bd), pull.Options{})
+		pc, err := jspull.NewConsumer(PullBinding(bd), jspull.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestAgainstCluster(t *testing.T) {
 		t.Errorf("R1 assert run on R3 (-want +got):\n%s", diff)
 	}
 	for _, res := range rep.Results {
-		if diff := cmp.Diff([]pull.Mismatch{{Field: "num_replicas", Want: "1", Got: "3"}}, res.Mismatches); diff != "" {
+		if diff := cmp.Diff([]jspull.Mismatch{{Field: "num_replicas", Want: "1", Got: "3"}}, res.Mismatches); diff != "" {
 			t.Errorf("%s mismatches (-want +got):\n%s", res.name(), diff)
 		}
 	}

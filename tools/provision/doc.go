@@ -6,7 +6,7 @@
 // fixed.
 //
 // The trigger runtime's own credentials cannot create streams or consumers
-// (pull.DerivePermissions grants consumer info, pull and acknowledgement
+// (jspull.DerivePermissions grants consumer info, pull and acknowledgement
 // only), so an operator runs this once per configuration change, and again
 // whenever a broker may have lost its state (a restored backup has accounts
 // but no consumers): as the runtime checks the profile on every visit, a
@@ -51,7 +51,7 @@
 //     the binding's ack_wait and max_deliver, deliver_policy all,
 //     replay_policy instant, max_waiting = max_ack_pending = max_batch = 1,
 //     max_expires = 100 ms, max_bytes = payload ceiling +
-//     pull.MaxBytesOverhead, and the stream's replica count (num_replicas;
+//     jspull.MaxBytesOverhead, and the stream's replica count (num_replicas;
 //     a work-queue stream's consumers must have its count). It is created with action "create",
 //     so a consumer that appeared meanwhile with another configuration is
 //     refused rather than updated, then checked with pull's own profile
@@ -108,7 +108,7 @@
 //
 // # Permissions
 //
-// DerivePermissions returns, per tenant, exactly pull.DerivePermissions for
+// DerivePermissions returns, per tenant, exactly jspull.DerivePermissions for
 // the tenant's bindings and the tenant's private inbox prefix
 // trigger.InboxPrefix(tenant) ("_INBOX.<tenant>", each '.' of the tenant ID
 // written '~'), the prefix the trigger runtime's connection for that tenant

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // Renderings in stream mismatches and warnings.
@@ -103,7 +103,7 @@ func stateOf(reply *streamInfoReply) streamState {
 // opts.Capture.Copies, the republish setting RePublishOf(stream). A
 // max_msg_size above a binding's ceiling is a warning. It also returns
 // what it knows of the stream.
-func (c *Client) ensureStream(ctx context.Context, res Result, bindings []pull.Binding, opts Options) (Result, streamState) {
+func (c *Client) ensureStream(ctx context.Context, res Result, bindings []jspull.Binding, opts Options) (Result, streamState) {
 	st, found, err := c.streamInfo(ctx, res.Stream)
 	switch {
 	case err != nil:
@@ -140,18 +140,18 @@ func (c *Client) ensureStream(ctx context.Context, res Result, bindings []pull.B
 
 // checkStream compares an existing stream with what the bindings need and
 // with the replica count wanted.
-func checkStream(st streamState, bindings []pull.Binding, replicas int) (mismatches, warnings []pull.Mismatch) {
+func checkStream(st streamState, bindings []jspull.Binding, replicas int) (mismatches, warnings []jspull.Mismatch) {
 	got := gotNoSubjects
 	if len(st.subjects) > 0 {
 		got = strings.Join(st.subjects, ",")
 	}
 	for _, b := range bindings {
 		if !captures(st.subjects, b.FilterSubject) {
-			mismatches = append(mismatches, pull.Mismatch{Field: fieldSubjects, Want: wantCaptured + b.FilterSubject, Got: got})
+			mismatches = append(mismatches, jspull.Mismatch{Field: fieldSubjects, Want: wantCaptured + b.FilterSubject, Got: got})
 		}
 	}
 	if st.replicas != replicas {
-		mismatches = append(mismatches, pull.Mismatch{Field: fieldReplicas, Want: strconv.Itoa(replicas), Got: strconv.Itoa(st.replicas)})
+		mismatches = append(mismatches, jspull.Mismatch{Field: fieldReplicas, Want: strconv.Itoa(replicas), Got: strconv.Itoa(st.replicas)})
 	}
 	for _, b := range bindings {
 		if st.maxMsgSize <= 0 || st.maxMsgSize > int64(b.PayloadCeiling) {
@@ -159,7 +159,7 @@ func checkStream(st streamState, bindings []pull.Binding, replicas int) (mismatc
 			if st.maxMsgSize > 0 {
 				g = strconv.FormatInt(st.maxMsgSize, 10)
 			}
-			warnings = append(warnings, pull.Mismatch{
+			warnings = append(warnings, jspull.Mismatch{
 				Field: fieldMaxMsgSz,
 				Want:  wantAtMost + strconv.Itoa(b.PayloadCeiling) + " (binding consumer " + b.Consumer + ")",
 				Got:   g,
@@ -170,7 +170,7 @@ func checkStream(st streamState, bindings []pull.Binding, replicas int) (mismatc
 }
 
 // checkRePublish compares a stream's republish setting with want.
-func checkRePublish(st streamState, want RePublish) []pull.Mismatch {
+func checkRePublish(st streamState, want RePublish) []jspull.Mismatch {
 	if st.republish != nil && *st.republish == want {
 		return nil
 	}
@@ -178,7 +178,7 @@ func checkRePublish(st streamState, want RePublish) []pull.Mismatch {
 	if st.republish != nil {
 		got = renderRePublish(*st.republish)
 	}
-	return []pull.Mismatch{{Field: fieldRePublish, Want: renderRePublish(want), Got: got}}
+	return []jspull.Mismatch{{Field: fieldRePublish, Want: renderRePublish(want), Got: got}}
 }
 
 // renderRePublish writes a republish setting as a mismatch shows it.
@@ -218,19 +218,19 @@ func (c *Client) ensureCapture(ctx context.Context, res Result, desired StreamCo
 // checkCapture compares an existing capture stream with desired: each of
 // desired's subjects (which end in ">") must be captured by one of the
 // stream's, and the replica counts must match.
-func checkCapture(st streamState, desired StreamConfig) []pull.Mismatch {
+func checkCapture(st streamState, desired StreamConfig) []jspull.Mismatch {
 	got := gotNoSubjects
 	if len(st.subjects) > 0 {
 		got = strings.Join(st.subjects, ",")
 	}
-	var out []pull.Mismatch
+	var out []jspull.Mismatch
 	for _, s := range desired.Subjects {
 		if !slices.ContainsFunc(st.subjects, func(p string) bool { return subsetOf(s, p) }) {
-			out = append(out, pull.Mismatch{Field: fieldSubjects, Want: wantCaptured + s, Got: got})
+			out = append(out, jspull.Mismatch{Field: fieldSubjects, Want: wantCaptured + s, Got: got})
 		}
 	}
 	if st.replicas != desired.Replicas {
-		out = append(out, pull.Mismatch{Field: fieldReplicas, Want: strconv.Itoa(desired.Replicas), Got: strconv.Itoa(st.replicas)})
+		out = append(out, jspull.Mismatch{Field: fieldReplicas, Want: strconv.Itoa(desired.Replicas), Got: strconv.Itoa(st.replicas)})
 	}
 	return out
 }
@@ -295,7 +295,7 @@ func subjectMatches(pattern, subject string) bool {
 // that a consumer created meanwhile with another configuration is refused,
 // never updated. A replica count of 0 is the stream's, streamReplicas,
 // which bounds the wait for the reply (createTimeout).
-func (c *Client) createConsumer(ctx context.Context, b pull.Binding, replicas, streamReplicas int) error {
+func (c *Client) createConsumer(ctx context.Context, b jspull.Binding, replicas, streamReplicas int) error {
 	cfg := DesiredConsumer(b)
 	cfg.Replicas = replicas
 	body, err := json.Marshal(consumerCreateRequest{Stream: b.Stream, Config: cfg, Action: consumerActionCreate})
@@ -320,8 +320,8 @@ func (c *Client) createConsumer(ctx context.Context, b pull.Binding, replicas, s
 // stream's, streamReplicas), and creates it when absent and create is
 // true. An existing consumer is never changed: every difference is
 // reported.
-func (c *Client) ensureConsumer(ctx context.Context, res Result, b pull.Binding, create bool, want, streamReplicas int) Result {
-	pc, err := pull.NewConsumer(b, pull.Options{OpTimeout: c.timeout})
+func (c *Client) ensureConsumer(ctx context.Context, res Result, b jspull.Binding, create bool, want, streamReplicas int) Result {
+	pc, err := jspull.NewConsumer(b, jspull.Options{OpTimeout: c.timeout})
 	if err != nil {
 		res.Action, res.Err = ActionFailed, err
 		return res
@@ -333,9 +333,9 @@ func (c *Client) ensureConsumer(ctx context.Context, res Result, b pull.Binding,
 		return res
 	case err == nil:
 		return mismatch(res, ms)
-	case errors.Is(err, pull.ErrConsumerNotFound) && create:
+	case errors.Is(err, jspull.ErrConsumerNotFound) && create:
 		// absent: created below
-	case errors.Is(err, pull.ErrConsumerNotFound), errors.Is(err, pull.ErrStreamNotFound):
+	case errors.Is(err, jspull.ErrConsumerNotFound), errors.Is(err, jspull.ErrStreamNotFound):
 		res.Action = ActionMissing
 		return res
 	default:
@@ -372,10 +372,10 @@ func (c *Client) ensureConsumer(ctx context.Context, res Result, b pull.Binding,
 // compares the consumer's replica count with want. It returns every
 // difference (the profile's first), or the error that kept it from
 // checking.
-func (c *Client) checkConsumer(ctx context.Context, pc *pull.Consumer, want, streamReplicas int) ([]pull.Mismatch, error) {
+func (c *Client) checkConsumer(ctx context.Context, pc *jspull.Consumer, want, streamReplicas int) ([]jspull.Mismatch, error) {
 	err := c.inspect(ctx, pc)
-	var ms []pull.Mismatch
-	var pe *pull.ProfileError
+	var ms []jspull.Mismatch
+	var pe *jspull.ProfileError
 	switch {
 	case errors.As(err, &pe):
 		ms = append(ms, pe.Mismatches...)
@@ -387,7 +387,7 @@ func (c *Client) checkConsumer(ctx context.Context, pc *pull.Consumer, want, str
 		return nil, err
 	}
 	if got != want {
-		ms = append(ms, pull.Mismatch{Field: fieldReplicas, Want: strconv.Itoa(want), Got: strconv.Itoa(got)})
+		ms = append(ms, jspull.Mismatch{Field: fieldReplicas, Want: strconv.Itoa(want), Got: strconv.Itoa(got)})
 	}
 	return ms, nil
 }
@@ -396,7 +396,7 @@ func (c *Client) checkConsumer(ctx context.Context, pc *pull.Consumer, want, str
 // ($JS.API.CONSUMER.INFO.<stream>.<consumer>) and returns its replica
 // count (see replicasOf). pull's profile check accepts any count, so it
 // is read here, from a reply of its own.
-func (c *Client) consumerReplicas(ctx context.Context, b pull.Binding, streamReplicas int) (int, error) {
+func (c *Client) consumerReplicas(ctx context.Context, b jspull.Binding, streamReplicas int) (int, error) {
 	n := 0
 	err := c.request(ctx, consumerInfoPrefix+b.Stream+"."+b.Consumer, nil, func(r conn.Reply) error {
 		var reply struct {
@@ -434,7 +434,7 @@ func replicasOf(info []byte, streamReplicas int) (int, error) {
 }
 
 // inspect runs pull's consumer-info check bounded by the client's timeout.
-func (c *Client) inspect(ctx context.Context, pc *pull.Consumer) error {
+func (c *Client) inspect(ctx context.Context, pc *jspull.Consumer) error {
 	ictx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	_, err := pc.Inspect(ictx, c.conn)
@@ -443,8 +443,8 @@ func (c *Client) inspect(ctx context.Context, pc *pull.Consumer) error {
 }
 
 // mismatch records the consumer's differences on res.
-func mismatch(res Result, ms []pull.Mismatch) Result {
-	res.Mismatches = append([]pull.Mismatch(nil), ms...)
+func mismatch(res Result, ms []jspull.Mismatch) Result {
+	res.Mismatches = append([]jspull.Mismatch(nil), ms...)
 	res.Action, res.Err = ActionMismatch, ErrMismatch
 	return res
 }

@@ -10,12 +10,12 @@ import (
 
 	"github.com/nats-io/jwt/v2"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
 // TenantPermissions are the permissions the trigger runtime's user needs on
-// one tenant's broker: exactly what pull.DerivePermissions returns for the
+// one tenant's broker: exactly what jspull.DerivePermissions returns for the
 // tenant's bindings and the tenant's private inbox prefix.
 type TenantPermissions struct {
 	Tenant     string
@@ -29,7 +29,7 @@ type TenantPermissions struct {
 	// Bindings are the IDs of the tenant's bindings, in configuration
 	// order.
 	Bindings    []string
-	Permissions pull.Permissions
+	Permissions jspull.Permissions
 }
 
 // DerivePermissions returns the permissions of every tenant of cfg, in
@@ -45,14 +45,14 @@ func DerivePermissions(cfg trigger.Config) ([]TenantPermissions, error) {
 			Tenant: t.ID, ProviderID: t.ProviderID, Address: t.Destination.Address.String(),
 			InboxPrefix: trigger.InboxPrefix(t.ID),
 		}
-		var bs []pull.Binding
+		var bs []jspull.Binding
 		for _, b := range cfg.Bindings {
 			if b.Tenant == t.ID {
 				tp.Bindings = append(tp.Bindings, b.ID)
 				bs = append(bs, PullBinding(b))
 			}
 		}
-		p, err := pull.DerivePermissions(tp.InboxPrefix, bs...)
+		p, err := jspull.DerivePermissions(tp.InboxPrefix, bs...)
 		if err != nil {
 			return nil, fmt.Errorf("provision: permissions of tenant %q: %w", t.ID, err)
 		}
@@ -193,8 +193,8 @@ func WritePermissions(w io.Writer, f Format, ps []TenantPermissions) error {
 // \" \\ \t \n \r \xXX, so strings are written with '"' and '\' escaped and
 // everything else literal (no \u escapes, no HTML escaping); a subject with
 // a control byte cannot be written and is an error wrapping
-// pull.ErrInvalidSubject.
-func ServerConfigJSON(p pull.Permissions) ([]byte, error) {
+// jspull.ErrInvalidSubject.
+func ServerConfigJSON(p jspull.Permissions) ([]byte, error) {
 	out := make([]byte, 0, 64+32*(len(p.Publish)+len(p.Subscribe)))
 	out = append(out, `{"publish":{"allow":`...)
 	out, err := appendConfigList(out, p.Publish)
@@ -218,7 +218,7 @@ func appendConfigList(dst []byte, list []string) ([]byte, error) {
 		for j := 0; j < len(s); j++ {
 			switch c := s[j]; {
 			case c < 0x20 || c == 0x7f:
-				return nil, fmt.Errorf("%w: control byte in a permission subject", pull.ErrInvalidSubject)
+				return nil, fmt.Errorf("%w: control byte in a permission subject", jspull.ErrInvalidSubject)
 			case c == '"' || c == '\\':
 				dst = append(dst, '\\', c)
 			default:

@@ -6,14 +6,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
 // The consumer settings of the nats-jetstream-pull-v1 profile that are not
 // taken from a binding. Package pull checks them (its profile check on the
 // consumer-info reply) but exports only the values that vary
-// (pull.RequestExpires, Binding.MaxBytes); these literals are the same
+// (jspull.RequestExpires, Binding.MaxBytes); these literals are the same
 // values, and the tests create a consumer from them and require pull's
 // Inspect to accept it, so the two cannot drift apart unnoticed.
 const (
@@ -55,9 +55,9 @@ type ConsumerConfig struct {
 // for b: durable b.Consumer filtering exactly b.FilterSubject, explicit
 // acknowledgement, deliver all, instant replay, one waiting pull, one
 // pending acknowledgement, batch one, 100 ms maximum expiry,
-// max_bytes = payload ceiling + pull.MaxBytesOverhead, and b's ack_wait and
+// max_bytes = payload ceiling + jspull.MaxBytesOverhead, and b's ack_wait and
 // max_deliver.
-func DesiredConsumer(b pull.Binding) ConsumerConfig {
+func DesiredConsumer(b jspull.Binding) ConsumerConfig {
 	return ConsumerConfig{
 		Durable:       b.Consumer,
 		DeliverPolicy: profileDeliverPolicy,
@@ -69,7 +69,7 @@ func DesiredConsumer(b pull.Binding) ConsumerConfig {
 		MaxWaiting:    profileOne,
 		MaxAckPending: profileOne,
 		MaxBatch:      profileOne,
-		MaxExpires:    pull.RequestExpires,
+		MaxExpires:    jspull.RequestExpires,
 		MaxBytes:      b.MaxBytes(),
 	}
 }
@@ -205,7 +205,7 @@ type StreamConfig struct {
 // count. The
 // broker counts a message's headers and payload against max_msg_size, so
 // the stream refuses at publish any message a binding could not deliver.
-func DesiredStream(stream string, bindings []pull.Binding, o StreamOptions) StreamConfig {
+func DesiredStream(stream string, bindings []jspull.Binding, o StreamOptions) StreamConfig {
 	subjects := make([]string, 0, len(bindings))
 	ceiling := 0
 	for _, b := range bindings {
@@ -221,7 +221,7 @@ func DesiredStream(stream string, bindings []pull.Binding, o StreamOptions) Stre
 		MaxMsgs:           o.MaxMsgs,
 		MaxBytes:          o.MaxBytes,
 		MaxMsgsPerSubject: streamUnlimited,
-		MaxMsgSize:        int32(ceiling), // at most pull.MaxPayloadCeiling
+		MaxMsgSize:        int32(ceiling), // at most jspull.MaxPayloadCeiling
 		Discard:           streamDiscard,
 		Storage:           streamStorage,
 		Replicas:          o.replicas(),
@@ -230,8 +230,8 @@ func DesiredStream(stream string, bindings []pull.Binding, o StreamOptions) Stre
 
 // PullBinding returns the part of a configured binding the pull operations
 // and the profile check need.
-func PullBinding(b trigger.Binding) pull.Binding {
-	return pull.Binding{
+func PullBinding(b trigger.Binding) jspull.Binding {
+	return jspull.Binding{
 		Stream:         b.Stream,
 		Consumer:       b.Consumer,
 		FilterSubject:  b.FilterSubject,

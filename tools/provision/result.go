@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // Resource names what a Result is about.
@@ -100,11 +100,11 @@ type Result struct {
 	// Mismatches lists every setting that differs (ActionMismatch, and an
 	// ActionFailed consumer that fails the check right after creation):
 	// Field is the broker's JSON name, Want and Got the values.
-	Mismatches []pull.Mismatch
+	Mismatches []jspull.Mismatch
 	// Warnings lists stream settings that break nothing this package checks
 	// but deserve an operator's look (a max_msg_size above a binding's
 	// payload ceiling: such a message is stored but never delivered).
-	Warnings []pull.Mismatch
+	Warnings []jspull.Mismatch
 	// Err is why the resource failed or was skipped (wrapping ErrSkipped);
 	// for ActionMismatch it is ErrMismatch.
 	Err error

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -145,7 +145,7 @@ func capturesOf(opts Options) []StreamConfig {
 type tenantStream struct {
 	name     string
 	ids      []string
-	bindings []pull.Binding
+	bindings []jspull.Binding
 }
 
 // streamsOf groups the tenant's bindings by stream, in order of first

@@ -16,12 +16,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/latent-systems/latent-nats/conn"
-	"github.com/latent-systems/latent-nats/pull"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
-func testPullBinding() pull.Binding {
-	return pull.Binding{
+func testPullBinding() jspull.Binding {
+	return jspull.Binding{
 		Stream: "ORDERS", Consumer: "c0", FilterSubject: "acme.orders.created",
 		PayloadCeiling: 4096, AckWait: 30 * time.Second, MaxDeliver: 5,
 	}
@@ -46,13 +46,13 @@ func TestDesiredConsumerJSON(t *testing.T) {
 func TestDesiredStream(t *testing.T) {
 	a := testPullBinding()
 	b := a
-	b.Consumer, b.FilterSubject, b.PayloadCeiling = "c1", "acme.orders.paid", pull.MaxPayloadCeiling
+	b.Consumer, b.FilterSubject, b.PayloadCeiling = "c1", "acme.orders.paid", jspull.MaxPayloadCeiling
 	c := a
 	c.Consumer = "c2" // same filter as a
-	got := DesiredStream("ORDERS", []pull.Binding{b, a, c}, StreamOptions{Retention: RetentionLimits, MaxMsgs: 10, MaxBytes: NoLimit})
+	got := DesiredStream("ORDERS", []jspull.Binding{b, a, c}, StreamOptions{Retention: RetentionLimits, MaxMsgs: 10, MaxBytes: NoLimit})
 	want := StreamConfig{
 		Name: "ORDERS", Subjects: []string{"acme.orders.created", "acme.orders.paid"}, Retention: "limits",
-		MaxConsumers: -1, MaxMsgs: 10, MaxBytes: -1, MaxMsgsPerSubject: -1, MaxMsgSize: pull.MaxPayloadCeiling,
+		MaxConsumers: -1, MaxMsgs: 10, MaxBytes: -1, MaxMsgsPerSubject: -1, MaxMsgSize: jspull.MaxPayloadCeiling,
 		Discard: "new", Storage: "file", Replicas: 1,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -97,31 +97,31 @@ func TestCheckStream(t *testing.T) {
 	tests := []struct {
 		name       string
 		st         streamState
-		mismatches []pull.Mismatch
-		warnings   []pull.Mismatch
+		mismatches []jspull.Mismatch
+		warnings   []jspull.Mismatch
 	}{
 		{"exact", streamState{subjects: []string{"acme.orders.created", "acme.orders.paid"}, maxMsgSize: 1024, replicas: 3}, nil, nil},
 		{"wildcard", streamState{subjects: []string{"acme.orders.*"}, maxMsgSize: 1000, replicas: 3}, nil, nil},
 		{"one filter not captured", streamState{subjects: []string{"acme.orders.created"}, maxMsgSize: 1024, replicas: 3},
-			[]pull.Mismatch{{Field: "subjects", Want: "a subject capturing acme.orders.paid", Got: "acme.orders.created"}}, nil},
-		{"no subjects", streamState{maxMsgSize: 1024, replicas: 3}, []pull.Mismatch{
+			[]jspull.Mismatch{{Field: "subjects", Want: "a subject capturing acme.orders.paid", Got: "acme.orders.created"}}, nil},
+		{"no subjects", streamState{maxMsgSize: 1024, replicas: 3}, []jspull.Mismatch{
 			{Field: "subjects", Want: "a subject capturing acme.orders.created", Got: "none"},
 			{Field: "subjects", Want: "a subject capturing acme.orders.paid", Got: "none"},
 		}, nil},
 		{"fewer replicas", streamState{subjects: []string{"acme.>"}, maxMsgSize: 1024, replicas: 1},
-			[]pull.Mismatch{{Field: "num_replicas", Want: "3", Got: "1"}}, nil},
+			[]jspull.Mismatch{{Field: "num_replicas", Want: "3", Got: "1"}}, nil},
 		{"more replicas", streamState{subjects: []string{"acme.>"}, maxMsgSize: 1024, replicas: 5},
-			[]pull.Mismatch{{Field: "num_replicas", Want: "3", Got: "5"}}, nil},
+			[]jspull.Mismatch{{Field: "num_replicas", Want: "3", Got: "5"}}, nil},
 		{"max_msg_size above one ceiling", streamState{subjects: []string{"acme.>"}, maxMsgSize: 1025, replicas: 3}, nil,
-			[]pull.Mismatch{{Field: "max_msg_size", Want: "at most 1024 (binding consumer c1)", Got: "1025"}}},
-		{"no max_msg_size", streamState{subjects: []string{"acme.>"}, maxMsgSize: -1, replicas: 3}, nil, []pull.Mismatch{
+			[]jspull.Mismatch{{Field: "max_msg_size", Want: "at most 1024 (binding consumer c1)", Got: "1025"}}},
+		{"no max_msg_size", streamState{subjects: []string{"acme.>"}, maxMsgSize: -1, replicas: 3}, nil, []jspull.Mismatch{
 			{Field: "max_msg_size", Want: "at most 4096 (binding consumer c0)", Got: "no limit"},
 			{Field: "max_msg_size", Want: "at most 1024 (binding consumer c1)", Got: "no limit"},
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ms, ws := checkStream(tc.st, []pull.Binding{a, b}, 3)
+			ms, ws := checkStream(tc.st, []jspull.Binding{a, b}, 3)
 			if diff := cmp.Diff(tc.mismatches, ms, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("mismatches (-want +got):\n%s", diff)
 			}
@@ -140,7 +140,7 @@ func TestDesiredReplicas(t *testing.T) {
 	o := DefaultOptions().Stream
 	for _, tc := range []struct{ set, want int }{{0, DefaultReplicas}, {1, 1}, {3, 3}, {MaxReplicas, MaxReplicas}} {
 		o.Replicas = tc.set
-		if got := DesiredStream("S", []pull.Binding{b}, o).Replicas; got != tc.want {
+		if got := DesiredStream("S", []jspull.Binding{b}, o).Replicas; got != tc.want {
 			t.Errorf("DesiredStream with Replicas %d: num_replicas %d, want %d", tc.set, got, tc.want)
 		}
 	}
@@ -406,9 +406,9 @@ func TestShellQuote(t *testing.T) {
 func TestReportWriteTo(t *testing.T) {
 	rep := Report{Results: []Result{
 		{Tenant: "acme", Resource: ResourceStream, Stream: "ORDERS", Action: ActionCreated,
-			Warnings: []pull.Mismatch{{Field: "max_msg_size", Want: "at most 10", Got: "20"}}},
+			Warnings: []jspull.Mismatch{{Field: "max_msg_size", Want: "at most 10", Got: "20"}}},
 		{Tenant: "acme", Resource: ResourceConsumer, Stream: "ORDERS", Consumer: "c1", Binding: "b1", Action: ActionMismatch,
-			Mismatches: []pull.Mismatch{{Field: "max_deliver", Want: "5", Got: "2"}}, Err: ErrMismatch},
+			Mismatches: []jspull.Mismatch{{Field: "max_deliver", Want: "5", Got: "2"}}, Err: ErrMismatch},
 		{Tenant: "globex", Resource: ResourceTenant, Action: ActionFailed, Err: ErrNoJetStream},
 	}}
 	var b bytes.Buffer
@@ -501,11 +501,11 @@ func TestDerivePermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acme, err := pull.DerivePermissions("_INBOX.acme", PullBinding(cfg.Bindings[0]), PullBinding(cfg.Bindings[2]))
+	acme, err := jspull.DerivePermissions("_INBOX.acme", PullBinding(cfg.Bindings[0]), PullBinding(cfg.Bindings[2]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	eu, err := pull.DerivePermissions("_INBOX.acme~eu", PullBinding(cfg.Bindings[1]))
+	eu, err := jspull.DerivePermissions("_INBOX.acme~eu", PullBinding(cfg.Bindings[1]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,7 +529,7 @@ func TestDerivePermissions(t *testing.T) {
 // TestServerConfigJSON: the permissions block of a user entry, which reads
 // back as the permissions.
 func TestServerConfigJSON(t *testing.T) {
-	p, err := pull.DerivePermissions("_INBOX", pull.Binding{
+	p, err := jspull.DerivePermissions("_INBOX", jspull.Binding{
 		Stream: "ORDERS", Consumer: "worker", FilterSubject: "orders.new",
 		PayloadCeiling: 1024, AckWait: 2 * time.Second, MaxDeliver: 3,
 	})
@@ -551,7 +551,7 @@ func TestServerConfigJSON(t *testing.T) {
 	if err := json.Unmarshal(got, &back); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(p, pull.Permissions{Publish: back.Publish.Allow, Subscribe: back.Subscribe.Allow}); diff != "" {
+	if diff := cmp.Diff(p, jspull.Permissions{Publish: back.Publish.Allow, Subscribe: back.Subscribe.Allow}); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 }
@@ -559,16 +559,16 @@ func TestServerConfigJSON(t *testing.T) {
 // TestServerConfigJSONQuoting: '"' is escaped; a control byte, which the
 // server's lexer cannot read back, is refused.
 func TestServerConfigJSONQuoting(t *testing.T) {
-	got, err := ServerConfigJSON(pull.Permissions{Publish: []string{`a"b`}, Subscribe: nil})
+	got, err := ServerConfigJSON(jspull.Permissions{Publish: []string{`a"b`}, Subscribe: nil})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `{"publish":{"allow":["a\"b"]},"subscribe":{"allow":[]}}`; string(got) != want {
 		t.Errorf("ServerConfigJSON() = %s, want %s", got, want)
 	}
-	_, err = ServerConfigJSON(pull.Permissions{Publish: []string{"a\x01b"}})
-	if !errors.Is(err, pull.ErrInvalidSubject) {
-		t.Errorf("control byte: %v, want pull.ErrInvalidSubject", err)
+	_, err = ServerConfigJSON(jspull.Permissions{Publish: []string{"a\x01b"}})
+	if !errors.Is(err, jspull.ErrInvalidSubject) {
+		t.Errorf("control byte: %v, want jspull.ErrInvalidSubject", err)
 	}
 }
 

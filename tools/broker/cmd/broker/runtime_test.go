@@ -21,6 +21,7 @@ import (
 
 	"github.com/latent-systems/latent-nats/conn"
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/pull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/tools/broker/brokertest"
@@ -340,7 +341,7 @@ func TestRuntimeCredsAgainstBroker(t *testing.T) {
 	}
 	defer c.Close()
 
-	pc, err := pull.NewConsumer(provision.PullBinding(bd), pull.Options{})
+	pc, err := jspull.NewConsumer(provision.PullBinding(bd), jspull.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,10 +349,10 @@ func TestRuntimeCredsAgainstBroker(t *testing.T) {
 		t.Fatalf("consumer info: %v", err)
 	}
 	res, err := pc.Next(ctx, c)
-	if err != nil || res.Kind != pull.KindMessage || !bytes.Equal(res.Payload, []byte(`["order-1"]`)) {
+	if err != nil || res.Kind != jspull.KindMessage || !bytes.Equal(res.Payload, []byte(`["order-1"]`)) {
 		t.Fatalf("pull: %v, %v, payload %q; want the message", res.Kind, err, res.Payload)
 	}
-	rec, err := pc.Ack(ctx, c, &res.Delivery, pull.Command{Action: pull.ActionAck})
+	rec, err := pc.Ack(ctx, c, &res.Delivery, jspull.Command{Action: pull.ActionAck})
 	if err != nil || rec.Outcome != pull.AckVerified {
 		t.Errorf("ack: %v, %v; want verified", rec.Outcome, err)
 	}

@@ -1,0 +1,59 @@
+package jspull
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/latent-systems/latent-nats/acksubject"
+)
+
+// TestErrorMessages checks every error's text: prefixed with the package
+// name once, one line, and matching its sentinels.
+func TestErrorMessages(t *testing.T) {
+	_, ackErr := acksubject.Parse("x")
+	tests := []struct {
+		err  error
+		text string
+		is   []error
+	}{
+		{&BindingError{Field: "stream", Err: ValidName("")}, "pull: invalid binding stream: invalid stream or consumer name: empty", []error{ErrInvalidBinding, ErrInvalidName}},
+		{&InfoError{Offset: 7, err: errJSONUnknown}, "pull: malformed consumer info at offset 7: too many unknown fields in one object", []error{ErrMalformedInfo}},
+		{&APIError{Code: 503, ErrCode: 10039}, "pull: jetstream api error 503/10039", []error{ErrAPI}},
+		{&ProfileError{Mismatches: []Mismatch{{Field: "max_bytes"}}}, "pull: consumer does not match the profile: max_bytes", []error{ErrProfileMismatch}},
+		{&ReplyError{op: opNext, Err: ErrOverCeiling}, "pull: next: payload over the ceiling; connection must be closed", []error{ErrCloseConnection, ErrOverCeiling}},
+		{&ReplyError{op: opNext, Err: fmt.Errorf("%w: %w", ErrBadAckSubject, ackErr)}, "", []error{ErrCloseConnection, ErrBadAckSubject, acksubject.ErrInvalid}},
+		{&ReceiptError{Err: ErrNoResponders}, "pull: acknowledgement uncertain: no responders", []error{ErrNotVerified, ErrNoResponders}},
+	}
+	for _, tt := range tests {
+		msg := tt.err.Error()
+		t.Run(msg, func(t *testing.T) {
+			if tt.text != "" && msg != tt.text {
+				t.Errorf("Error() = %q, want %q", msg, tt.text)
+			}
+			if !strings.HasPrefix(msg, "pull: ") || strings.Count(msg, "pull: ") != 1 || strings.ContainsAny(msg, "\r\n") {
+				t.Errorf("Error() = %q: want one \"pull: \" prefix and one line", msg)
+			}
+			for _, s := range tt.is {
+				if !errors.Is(tt.err, s) {
+					t.Errorf("%v does not match %v", tt.err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestSentinelTexts(t *testing.T) {
+	for _, err := range []error{
+		ErrInvalidBinding, ErrInvalidName, ErrInvalidSubject, ErrInfoTooLarge, ErrMalformedInfo,
+		ErrStreamNotFound, ErrConsumerNotFound, ErrAPI, ErrProfileMismatch, ErrNoResponders,
+		ErrCloseConnection, ErrUnexpectedReply, ErrUnknownStatus, ErrBadAckSubject, ErrUnsupportedAck, ErrWrongConsumer,
+		ErrOverCeiling, ErrInvalidNakDelay, ErrInvalidTermReason, ErrInvalidAction, ErrInvalidDelivery,
+		ErrNotVerified,
+	} {
+		if msg := err.Error(); !strings.HasPrefix(msg, "pull: ") || msg != strings.ToLower(msg) {
+			t.Errorf("sentinel %q: want a lowercase \"pull: \" prefix", msg)
+		}
+	}
+}

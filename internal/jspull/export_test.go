@@ -1,0 +1,4 @@
+package jspull
+
+// MaxRepeatedCompleted is maxRepeatedCompleted, for the external tests.
+const MaxRepeatedCompleted = maxRepeatedCompleted

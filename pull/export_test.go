@@ -1,4 +1,0 @@
-package pull
-
-// MaxRepeatedCompleted is maxRepeatedCompleted, for the external tests.
-const MaxRepeatedCompleted = maxRepeatedCompleted
