@@ -70,7 +70,8 @@ func checkLiteral(tok, want string, rule Rule) Rule {
 // '\', '/', and no NUL. It returns nil or the Rule the name breaks
 // (RuleEmpty, RuleWildcard, RuleNameTooLong, RuleNameByte). It is the rule
 // Parse applies to the stream and consumer tokens, and the one home of the
-// asset-name rule: jspull.ValidName adds what a configuration may not carry.
+// asset-name rule: the pull layer's ValidName adds what a configuration may
+// not carry.
 func CheckName(name string) error {
 	if r := checkName(name); r != 0 {
 		return r

@@ -448,7 +448,7 @@ func BenchmarkConnRequest(b *testing.B) {
 }
 
 // BenchmarkConnEntryPoints measures the two request entry points on the
-// shape of pull's hot loop: one request after another on one connection,
+// shape of jspull's hot loop: one request after another on one connection,
 // each with its own bound, to a subject the caller holds as bytes in a
 // reused buffer and longer than 32 bytes, as an acknowledgement subject
 // is (the broker answers the no-responders status itself).

@@ -23,7 +23,7 @@ const maxVisitAllocs = 5
 // TestPullVisitAllocations counts the client's allocations of a whole
 // visit against the pinned broker, in another process: crypto/tls's reader
 // per record read (three replies, and the trailing "409 Batch Completed"
-// when it arrives in a record of its own) and nothing of conn's or pull's
+// when it arrives in a record of its own) and nothing of conn's or jspull's
 // (the reply subjects and the ack subject live in fixed buffers; they used
 // to be a string each, about 8.6 allocations per visit in all). Under the
 // race detector each request costs connRaceAllocs more.

@@ -33,7 +33,7 @@ func trigPause(t *testing.T, te *trigTenantEnv, i int, body string) bool {
 // JetStream API with a message stored: each visit ends after consumer info
 // as skipped with class paused, one request each as the broker counts
 // them (no pull: nothing waits on the consumer and nothing is delivered).
-// Resumed, the message is delivered and acknowledged. Before pull's
+// Resumed, the message is delivered and acknowledged. Before jspull's
 // ErrConsumerPaused such a visit sent a pull the broker held for its whole
 // 100 ms expiry and counted it as empty.
 func TestTriggerPausedConsumer(t *testing.T) {

@@ -36,9 +36,9 @@ const (
 	// reply subject is then 124 bytes (prefix, '.', the 22-byte token,
 	// '.', 20 digits), so a request subject of the longest accepted
 	// (maxRequestSubjectLen) with it and the size tokens stays well inside
-	// the control line this package writes (wire.MaxControlLine). It is
-	// the one bound of an inbox prefix: pull derives permissions only for a
-	// prefix that passes ValidInboxPrefix.
+	// the control line this package writes (4 KiB, internal/wire's
+	// MaxControlLine). It is the one bound of an inbox prefix: the pull layer
+	// derives permissions only for a prefix that passes ValidInboxPrefix.
 	MaxInboxPrefixLen = 80
 	// MaxServerNameLen caps Config.ServerName (see ValidServerName), in
 	// bytes: the longest DNS name.
@@ -71,8 +71,8 @@ const (
 	defaultMaxPayload = 64 << 10
 	// maxRequestSubjectLen caps the subject of a request, in bytes. With
 	// the longest reply subject and size tokens the control line stays
-	// under wire.MaxControlLine, the cap of the control line of a request
-	// this package writes (PUB or HPUB, op and CRLF included).
+	// under internal/wire's MaxControlLine, the cap of the control line of
+	// a request this package writes (PUB or HPUB, op and CRLF included).
 	maxRequestSubjectLen = 2048
 	// maxClientNameLen caps Config.Name, in bytes.
 	maxClientNameLen = 64

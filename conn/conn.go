@@ -84,8 +84,8 @@ func (c *Conn) JetStream() bool { return c.jetStream }
 // Clustered reports whether the server's first INFO named a cluster
 // ("cluster"): nats-server 2.14.6 names one whenever it has a cluster
 // block (server.go, NewServer), so its JetStream assets are replicated
-// groups whose consumer info comes from their leader (jspull.Pending.Leader
-// reads it).
+// groups whose consumer info comes from their leader (the pull layer's
+// Pending.Leader reads it).
 func (c *Conn) Clustered() bool { return c.clustered }
 
 // MaxPayload is the largest request payload accepted: Config.MaxPayload,

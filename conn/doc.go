@@ -37,7 +37,8 @@
 // the pull loop's hot path uses it (the provisioning and dead-letter tools,
 // the harness).
 //
-// Exchange is the same request for the pull operations (jspull.Requester):
+// Exchange is the same request for the pull operations (the pull layer's
+// Requester):
 // the bound is an argument, so a caller bounds each operation without a
 // context of its own; the subject is bytes the caller keeps in a reused
 // buffer (an acknowledgement subject); Call.Delivery accepts a message the
@@ -131,8 +132,8 @@
 //   - read buffer, owned by the parser: the two read caps + P + 2 bytes,
 //     16 KiB + P + 2 by default (the payload and its CRLF);
 //   - write buffer: 12 KiB + P + 2 bytes (the control line,
-//     wire.MaxControlLine, wire.MaxOutboundHeader, the payload and its
-//     CRLF), at least MaxConnectLen;
+//     internal/wire's MaxControlLine and MaxOutboundHeader, the payload
+//     and its CRLF), at least MaxConnectLen;
 //   - crypto/tls state: a record input buffer, which grows to hold what
 //     the socket's reads bring (a full record is 16 KiB of plaintext plus
 //     its overhead, and more may follow it: 27 and 41 KiB were measured

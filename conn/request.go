@@ -169,12 +169,12 @@ func exchange[S wire.Text](ctx context.Context, c *Conn, deadline time.Time, sub
 // answers a pull with "409 Batch Completed" at once and sends the message
 // it delivered only once its delivered state has a quorum (nats-server
 // 2.14.6, consumer.go deliverMsg), so the message follows the status
-// (jspull.Consumer.Next). The wait ends by deadline, or by ctx's deadline
-// when ctx has an earlier one, and ctx's end interrupts it, as Exchange's
-// does; a zero deadline is ErrNoDeadline. Outcomes are Request's but for
-// the write: without an answered request to follow it returns
-// ErrNoRequest and reads nothing. The previous Reply's slices are invalid
-// once Await is called.
+// (the pull layer's Consumer.Next). The wait ends by deadline, or by
+// ctx's deadline when ctx has an earlier one, and ctx's end interrupts it,
+// as Exchange's does; a zero deadline is ErrNoDeadline. Outcomes are
+// Request's but for the write: without an answered request to follow it
+// returns ErrNoRequest and reads nothing. The previous Reply's slices are
+// invalid once Await is called.
 func (c *Conn) Await(ctx context.Context, deadline time.Time) (Reply, error) {
 	if c.closed {
 		return Reply{}, ErrClosed

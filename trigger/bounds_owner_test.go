@@ -29,3 +29,28 @@ func TestUnexportedBoundsAgree(t *testing.T) {
 		})
 	}
 }
+
+// TestDocumentedBounds: the exported bounds derived from the pull layer,
+// whose owner is internal and so not in the package documentation, state
+// their values in their doc comments (limits.go) and in
+// docs/CONFIGURATION.md. If one changes, this fails until both texts are
+// changed with it.
+func TestDocumentedBounds(t *testing.T) {
+	tests := []struct {
+		name      string
+		got, want int
+	}{
+		{"MaxPayloadBytes", MaxPayloadBytes, 32_768},
+		{"minPayloadBytes", minPayloadBytes, 1},
+		{"MaxMaxDeliver", MaxMaxDeliver, 16},
+		{"minMaxDeliver", minMaxDeliver, 1},
+		{"AckWaitMarginMS", AckWaitMarginMS, 1_000},
+		{"MinNakDelayMS", MinNakDelayMS, 100},
+		{"maxNakDelayMS", maxNakDelayMS, 10_000},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %d, documented as %d", tt.name, tt.got, tt.want)
+		}
+	}
+}

@@ -407,7 +407,7 @@ type boundedConn struct {
 	by time.Time
 }
 
-// The connection's Clustered must show through: pull's Inspect asks its
+// The connection's Clustered must show through: jspull's Inspect asks its
 // Requester whether the server is in a cluster, to tell a replica's
 // empty answer from the leader's.
 var _ interface{ Clustered() bool } = (*boundedConn)(nil)

@@ -3,7 +3,8 @@
 // the tenant credentials bound to that configuration, installation with
 // checked epochs, the shared pools and their accounting, the run loop and
 // Step, the host interface, the mapping of outcomes to broker actions and
-// the monitor. It knows no wire detail (conn and pull speak to the broker)
+// the monitor. It knows no wire detail (conn and the pull layer,
+// internal/jspull, speak to the broker)
 // and refuses any configuration outside the profile's bounds rather than
 // adjusting it.
 //
@@ -105,15 +106,16 @@
 //     TLS to the exact destination, INFO, then CONNECT, the inbox SUB and a
 //     PING.
 //  4. Consumer info ($JS.API.CONSUMER.INFO.<stream>.<consumer>), checked
-//     against the profile by package pull; a consumer it proves empty
-//     (nothing pending, nothing awaiting redelivery) ends the visit after
-//     this one round trip, and so does one whose only pending delivery is
-//     the binding's own, before the earliest time the broker can
-//     redeliver it (its NAK delay or ack wait, counted from when the
-//     runtime sent the NAK or the pull; Counts.Awaiting).
+//     against the profile by the pull layer (internal/jspull); a consumer
+//     it proves empty (nothing pending, nothing awaiting redelivery) ends
+//     the visit after this one round trip, and so does one whose only
+//     pending delivery is the binding's own, before the earliest time the
+//     broker can redeliver it (its NAK delay or ack wait, counted from
+//     when the runtime sent the NAK or the pull; Counts.Awaiting).
 //  5. Eligibility and the credential again, then a no-wait pull of one
 //     message with a 100 ms expiry ({"batch":1,"no_wait":true,
-//     "expires":100ms,"max_bytes":ceiling+jspull.MaxBytesOverhead}). Empty
+//     "expires":100ms,"max_bytes":ceiling+9216}: room for a full header
+//     block besides the payload). Empty
 //     or expired ends the visit; busy, oversize and misconfigured are
 //     counted and end it.
 //  6. Inbound.Activate, with a derived Trigger Principal, a fresh

@@ -27,8 +27,9 @@ const (
 	MaxTenants = 8
 
 	// minPayloadBytes and MaxPayloadBytes bound Binding.MaxPayloadBytes, the
-	// payload ceiling of one message (headers not counted):
-	// jspull.MinPayloadCeiling and jspull.MaxPayloadCeiling.
+	// payload ceiling of one message (headers not counted), 1 to 32,768
+	// bytes: the pull layer's bounds of a binding's payload ceiling
+	// (internal/jspull's MinPayloadCeiling and MaxPayloadCeiling).
 	minPayloadBytes = jspull.MinPayloadCeiling
 	MaxPayloadBytes = jspull.MaxPayloadCeiling
 
@@ -65,18 +66,20 @@ const (
 	maxPollIntervalMS = 1_000
 
 	// minMaxDeliver and MaxMaxDeliver bound Binding.MaxDeliver, the
-	// consumer's max_deliver: jspull.MinMaxDeliver and jspull.MaxMaxDeliver.
+	// consumer's max_deliver, 1 to 16: the pull layer's bounds
+	// (internal/jspull's MinMaxDeliver and MaxMaxDeliver).
 	minMaxDeliver = jspull.MinMaxDeliver
 	MaxMaxDeliver = jspull.MaxMaxDeliver
 
-	// AckWaitMarginMS is how much Binding.AckWaitMS must exceed the
-	// binding's OperationTimeoutMS at least (jspull.AckWaitMargin);
-	// maxAckWaitMS is its most (jspull.MaxAckWait).
+	// AckWaitMarginMS, 1,000, is how much Binding.AckWaitMS must exceed
+	// the binding's OperationTimeoutMS at least; maxAckWaitMS is its most
+	// (internal/jspull's AckWaitMargin and MaxAckWait).
 	AckWaitMarginMS = int(jspull.AckWaitMargin / time.Millisecond)
 	maxAckWaitMS    = int(jspull.MaxAckWait / time.Millisecond)
 
 	// MinNakDelayMS and maxNakDelayMS bound Binding.NakDelayMS, the delay
-	// of a negative acknowledgement: jspull.MinNakDelay and jspull.MaxNakDelay.
+	// of a negative acknowledgement, 100 to 10,000: the pull layer's bounds
+	// (internal/jspull's MinNakDelay and MaxNakDelay).
 	MinNakDelayMS = int(jspull.MinNakDelay / time.Millisecond)
 	maxNakDelayMS = int(jspull.MaxNakDelay / time.Millisecond)
 

@@ -62,7 +62,7 @@ type memAttack struct {
 // cap (each in place of the consumer info reply), one PING more than an
 // exchange answers, one control frame (an INFO at the line cap) more than
 // an exchange reads, and a delivered message one byte over the binding's
-// ceiling. Such a message is read whole and refused by the pull package
+// ceiling. Such a message is read whole and refused by the pull layer
 // when the ceiling is below the connection's cap; over the cap the parser
 // refuses its size before reading it.
 func memAttacks(ceiling, maxPayload int) []memAttack {

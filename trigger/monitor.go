@@ -103,9 +103,9 @@ const (
 	ClassBrokerUnavailable
 	// ClassUnsupportedAck: the broker delivered a message whose ack
 	// subject has a form the profile does not support (a JetStream domain:
-	// see jspull.ErrUnsupportedAck). The function did not run, nothing was
-	// sent and the connection is kept; the broker redelivers the message
-	// after its ack wait and gives it up after max_deliver.
+	// see internal/jspull's ErrUnsupportedAck). The function did not run,
+	// nothing was sent and the connection is kept; the broker redelivers
+	// the message after its ack wait and gives it up after max_deliver.
 	ClassUnsupportedAck
 	// ClassAckUncertain: an acknowledgement without a verified receipt.
 	ClassAckUncertain
@@ -472,7 +472,7 @@ type ConsumerState struct {
 	// (another puller's, as the runtime's own pull is sent after).
 	Waiting int
 	// Leader reports that the reply is the consumer leader's view
-	// (jspull.Pending.Leader): its cluster state names a leader, or the
+	// (the pull layer's Pending.Leader): its cluster state names a leader, or the
 	// broker is a server outside a cluster. False: a replica answered
 	// while a new consumer elected its first leader.
 	Leader bool

@@ -47,8 +47,8 @@ func ackSlice(timeout time.Duration) time.Duration {
 }
 
 // pullMargin returns the margin beyond the pull's expiry for an operation
-// timeout: the pull's bound is the timeout, within the pull package's
-// margins.
+// timeout: the pull's bound is the timeout, within the pull layer's
+// margins (internal/jspull).
 func pullMargin(timeout time.Duration) time.Duration {
 	return min(max(timeout-jspull.RequestExpires, jspull.DefaultNextMargin), jspull.MaxNextMargin)
 }

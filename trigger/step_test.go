@@ -872,7 +872,7 @@ func TestPullBound(t *testing.T) {
 				t.Errorf("pullBound(%v) = %v, want %v", tc.timeout, got, tc.want)
 			}
 			if m := pullMargin(tc.timeout); m < jspull.MinNextMargin || m > jspull.MaxNextMargin {
-				t.Errorf("pullMargin(%v) = %v, outside the pull package's bounds", tc.timeout, m)
+				t.Errorf("pullMargin(%v) = %v, outside jspull's bounds", tc.timeout, m)
 			}
 		})
 	}

@@ -6,7 +6,7 @@
 // allocates nothing except in AppendUnescaped, which grows the caller's
 // slice.
 //
-// The decoders above it (pull's consumer-info reply, refhost's argument
+// The decoders above it (internal/jspull's consumer-info reply, refhost's argument
 // arrays, internal/jsontree's tree of the trigger configuration and the
 // credentials file) keep their own cursor and grammar: every function takes the
 // input and an offset and returns the offset it reached, or on a fault the

@@ -7,7 +7,9 @@
 // acknowledgement.
 //
 // It is the runtime's pull layer, internal to the module: package trigger
-// drives it, and the harness (tools/, conformance/) tests and measures it.
+// drives it; the tools use its profile check, permission derivation and
+// name rules (tools/provision, tools/deadletter, tools/demo), and the
+// harness (conformance/, tools/peerbench) tests and measures it.
 // What it did with a delivery is named in the public package pull
 // ([pull.Action], [pull.AckState]), which trigger's StepReport carries.
 //

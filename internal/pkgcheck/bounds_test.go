@@ -13,13 +13,14 @@ import (
 
 // TestBoundsAgree is the one list of the relations between bounds of
 // different packages. A bound that another package states again is
-// derived from its owner (trigger's from pull and conn, refhost's from
-// trigger); what is listed here is what no import can derive: two owners
-// side by side (wire and parser import nothing of the project), or two
-// bounds of different meaning where one must fit the other. If one drifts,
-// a value one package accepts fails in the other. The relations of a bound
-// a package keeps unexported are in its own tests (trigger's
-// TestUnexportedBoundsAgree, refhost's TestBoundsFromTrigger).
+// derived from its owner (trigger's from internal/jspull and conn,
+// refhost's from trigger); what is listed here is what no import can
+// derive: two owners side by side (internal/wire and parser import nothing
+// of the project), or two bounds of different meaning where one must fit
+// the other. If one drifts, a value one package accepts fails in the
+// other. The relations of a bound a package keeps unexported are in its
+// own tests (trigger's TestUnexportedBoundsAgree and TestDocumentedBounds,
+// refhost's TestBoundsFromTrigger).
 func TestBoundsAgree(t *testing.T) {
 	tests := []struct {
 		name      string

@@ -33,7 +33,7 @@ func TestModuleLayers(t *testing.T) {
 		"internal/jspull": {[]string{"acksubject", "conn", "internal/jsonlex", "internal/wire", "pull"},
 			"the runtime's pull layer, the three operations over one connection: the ack subject of a delivery checked by acksubject, consumer info lexed strictly, subjects of derived permissions checked by internal/wire, what was done named by pull"},
 		"trigger": {[]string{"conn", "credential", "internal/jspull", "internal/jsontree", "pull"},
-			"the runtime speaks to the broker through internal/jspull and conn only: no wire or parser detail (a delivered header's field is read through conn); its configuration and credentials file are read by the one strict JSON tree and schema walk"},
+			"the runtime speaks to the broker through internal/jspull and conn only, and names what it did with pull's vocabulary: no wire or parser detail (a delivered header's field is read through conn); its configuration and credentials file are read by the one strict JSON tree and schema walk"},
 		"trigger/metrics": {[]string{"pull", "trigger"}, "exports the runtime's monitor"},
 		"trigger/refhost": {[]string{"internal/jsonlex", "trigger"}, "the reference host implements trigger's Host interface; its argument codec lexes JSON strictly"},
 		"trigger/wasmhost": {[]string{"trigger", "trigger/refhost", wazero, wazero + "/api", wazero + "/experimental", wazero + "/imports/wasi_snapshot_preview1", wazero + "/sys"},
@@ -41,7 +41,7 @@ func TestModuleLayers(t *testing.T) {
 
 		// Internal helpers.
 		"internal/jsontree":   {[]string{"internal/jsonlex"}, "the strict JSON tree and schema walk of the configuration and the credentials file, over jsonlex's tokens"},
-		"internal/jsonlex":    {nil, "the strict JSON lexer under pull's, refhost's and jsontree's decoders"},
+		"internal/jsonlex":    {nil, "the strict JSON lexer under internal/jspull's, refhost's and jsontree's decoders"},
 		"internal/pkgcheck":   {nil, "checks of the module's own source, standard library only"},
 		"internal/fakeserver": {[]string{"internal/testpki"}, "a scripted TLS server for tests below conformance; its certificates from testpki"},
 		"internal/frametest":  {nil, "frames shaped like broker traffic for the parser's and the peer benchmarks"},

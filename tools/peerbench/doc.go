@@ -49,7 +49,7 @@
 // loop costs the rest of an embedding program; and two visits to an empty
 // consumer: one Inspect that proves it empty,
 // and the no-wait pull with the 100 ms expiry that the broker holds until
-// it expires. Every user holds exactly the permissions pull derives. For
+// it expires. Every user holds exactly the permissions jspull derives. For
 // each loop it reports steps per second, latency percentiles, allocations
 // and bytes per visit (runtime.MemStats around the loop) and client CPU per
 // visit (getrusage of this process; the broker is a separate process).

@@ -63,7 +63,7 @@ type streamInfoReply struct {
 
 // consumerCreateReply holds what this package reads of a consumer create
 // reply: whether it is an error. The consumer itself is then checked with
-// pull's Inspect.
+// jspull's Inspect.
 type consumerCreateReply struct {
 	Type  string        `json:"type"`
 	Error *apiErrorJSON `json:"error"`

@@ -53,7 +53,7 @@ func TestAgainstBroker(t *testing.T) {
 			t.Errorf("OK() = false")
 		}
 
-		// pull's profile check, the runtime's own, accepts every consumer.
+		// jspull's profile check, the runtime's own, accepts every consumer.
 		admins := map[string]*Client{"acme": adminClient(t, b, "acme"), "globex": adminClient(t, b, "globex")}
 		for _, bd := range cfg.Bindings {
 			pc, err := jspull.NewConsumer(PullBinding(bd), jspull.Options{})
@@ -237,7 +237,7 @@ func TestAgainstBroker(t *testing.T) {
 		}
 	})
 
-	t.Run("the permissions printed are pull's and allow inspect, next and ack only", func(t *testing.T) {
+	t.Run("the permissions printed are jspull's and allow inspect, next and ack only", func(t *testing.T) {
 		b8 := binding("b8", "acme", "PERMS", "c8", "acme.perms.a")
 		b9 := binding("b9", "acme", "PERMS", "c9", "acme.perms.b")
 		b10 := binding("b10", "globex", "PERMS", "c10", "globex.perms")

@@ -13,7 +13,7 @@ import (
 )
 
 // Bounds of the timeout of one dial or request: the delivery operation
-// timeout range of the profile, which pull's Inspect also enforces.
+// timeout range of the profile, which jspull's Inspect also enforces.
 const (
 	MinTimeout     = jspull.MinOpTimeout
 	MaxTimeout     = jspull.MaxOpTimeout

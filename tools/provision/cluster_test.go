@@ -20,7 +20,7 @@ const clusterWait = time.Minute
 // TestAgainstCluster provisions R3 streams and consumers on a real
 // three-node cluster through one node that need lead neither: created
 // with three replicas (every node holds one, a leader is elected for
-// each), pull's profile check (the runtime's own) accepts the R3 consumer,
+// each), jspull's profile check (the runtime's own) accepts the R3 consumer,
 // an assert run with three replicas changes nothing, and an assert run
 // asking for one replica reports the stream's and the consumer's count. A
 // consumer created without num_replicas on the R3 stream has the stream's
@@ -75,7 +75,7 @@ func TestAgainstCluster(t *testing.T) {
 			t.Errorf("consumer %s num_replicas %v, want 3", bd.Consumer, got)
 		}
 
-		// pull's profile check, the runtime's own, accepts the R3
+		// jspull's profile check, the runtime's own, accepts the R3
 		// consumer through a node that may lead nothing.
 		pc, err := jspull.NewConsumer(PullBinding(bd), jspull.Options{})
 		if err != nil {

@@ -54,7 +54,7 @@
 //     jspull.MaxBytesOverhead, and the stream's replica count (num_replicas;
 //     a work-queue stream's consumers must have its count). It is created with action "create",
 //     so a consumer that appeared meanwhile with another configuration is
-//     refused rather than updated, then checked with pull's own profile
+//     refused rather than updated, then checked with jspull's own profile
 //     check and for its replica count.
 //
 // The capture streams (limits retention, discard old, file storage, the
@@ -82,7 +82,7 @@
 // num_replicas); a max_msg_size above a binding's ceiling is a
 // warning (such a message is stored, then refused by the consumer's
 // max_bytes and left for an operator). An existing consumer is checked by
-// pull's profile check on its consumer-info reply, the check the runtime
+// jspull's profile check on its consumer-info reply, the check the runtime
 // itself applies, and every mismatch is reported with the broker's field
 // name and both values; its replica count (config.num_replicas, the
 // stream's when 0, from a consumer-info request of its own) must be the
@@ -101,7 +101,7 @@
 //
 // The JetStream API subjects are those of nats-server 2.14.6:
 // $JS.API.STREAM.INFO.<stream>, $JS.API.STREAM.CREATE.<stream>,
-// $JS.API.CONSUMER.INFO.<stream>.<consumer> (through pull, and again for
+// $JS.API.CONSUMER.INFO.<stream>.<consumer> (through jspull, and again for
 // the replica count) and $JS.API.CONSUMER.CREATE.<stream>.<consumer>, the
 // durable named in the subject; a stream's republish setting is its
 // config's "republish" object (src, dest).

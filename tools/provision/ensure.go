@@ -315,7 +315,7 @@ func (c *Client) createConsumer(ctx context.Context, b jspull.Binding, replicas,
 	})
 }
 
-// ensureConsumer checks the binding's consumer with pull's profile check
+// ensureConsumer checks the binding's consumer with jspull's profile check
 // (consumer info) and its replica count (want; a num_replicas of 0 is the
 // stream's, streamReplicas), and creates it when absent and create is
 // true. An existing consumer is never changed: every difference is
@@ -368,7 +368,7 @@ func (c *Client) ensureConsumer(ctx context.Context, res Result, b jspull.Bindin
 	return res
 }
 
-// checkConsumer runs pull's profile check on the consumer's info and then
+// checkConsumer runs jspull's profile check on the consumer's info and then
 // compares the consumer's replica count with want. It returns every
 // difference (the profile's first), or the error that kept it from
 // checking.
@@ -394,7 +394,7 @@ func (c *Client) checkConsumer(ctx context.Context, pc *jspull.Consumer, want, s
 
 // consumerReplicas requests the consumer's info
 // ($JS.API.CONSUMER.INFO.<stream>.<consumer>) and returns its replica
-// count (see replicasOf). pull's profile check accepts any count, so it
+// count (see replicasOf). jspull's profile check accepts any count, so it
 // is read here, from a reply of its own.
 func (c *Client) consumerReplicas(ctx context.Context, b jspull.Binding, streamReplicas int) (int, error) {
 	n := 0
@@ -433,7 +433,7 @@ func replicasOf(info []byte, streamReplicas int) (int, error) {
 	return reply.Config.Replicas, nil
 }
 
-// inspect runs pull's consumer-info check bounded by the client's timeout.
+// inspect runs jspull's consumer-info check bounded by the client's timeout.
 func (c *Client) inspect(ctx context.Context, pc *jspull.Consumer) error {
 	ictx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()

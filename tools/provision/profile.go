@@ -11,10 +11,10 @@ import (
 )
 
 // The consumer settings of the nats-jetstream-pull-v1 profile that are not
-// taken from a binding. Package pull checks them (its profile check on the
+// taken from a binding. Package jspull checks them (its profile check on the
 // consumer-info reply) but exports only the values that vary
 // (jspull.RequestExpires, Binding.MaxBytes); these literals are the same
-// values, and the tests create a consumer from them and require pull's
+// values, and the tests create a consumer from them and require jspull's
 // Inspect to accept it, so the two cannot drift apart unnoticed.
 const (
 	profileDeliverPolicy = "all"
@@ -26,7 +26,7 @@ const (
 
 // ConsumerConfig is a durable pull consumer of the profile as the config
 // object of a nats-server 2.14.6 consumer-create request: the exact
-// settings pull's profile check requires, and nothing else (every other
+// settings jspull's profile check requires, and nothing else (every other
 // field keeps the broker's default, which the check accepts: no push
 // delivery, no headers-only, no flow control, no backoff, no priority
 // policy). Durations marshal as integer nanoseconds, as the broker expects.

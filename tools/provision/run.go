@@ -97,7 +97,7 @@ func (o Options) validate() error {
 //     setting), and is never changed;
 //   - a missing consumer is created with exactly the profile's
 //     configuration (DesiredConsumer) and the replica count, and then
-//     checked with pull's profile check and for its replica count; an
+//     checked with jspull's profile check and for its replica count; an
 //     existing one is checked the same way and never changed: every
 //     difference is reported (ActionMismatch).
 //

@@ -494,7 +494,7 @@ func permsConfig(t *testing.T) trigger.Config {
 
 // TestDerivePermissions: each tenant subscribes to its own private inbox
 // only, "_INBOX.<tenant>.>" with the tenant ID's dots written '~', and
-// publishes exactly what pull derives for its bindings.
+// publishes exactly what jspull derives for its bindings.
 func TestDerivePermissions(t *testing.T) {
 	cfg := permsConfig(t)
 	got, err := DerivePermissions(cfg)
