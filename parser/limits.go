@@ -1,6 +1,9 @@
 package parser
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 const (
 	// MaxLine caps a control line (the op, its arguments and the terminating
@@ -80,3 +83,7 @@ func (l Limits) BufferSize() int {
 	}
 	return l.MaxControlLine + l.MaxHeader + l.MaxPayload + 2
 }
+
+// msgSizeDigits names a size token outside 1 to maxSizeDigits digits in
+// the error of a frame that carries one.
+var msgSizeDigits = "size not 1 to " + strconv.Itoa(maxSizeDigits) + " digits"

@@ -167,7 +167,7 @@ func (p *Parser) msg(f *Frame, line []byte, n int) error {
 	sz := a[na-1]
 	size := parseSize(line[sz.start:sz.end])
 	if size < 0 {
-		return p.fail(OpMsg, "size not 1 to 9 digits", ErrMalformed)
+		return p.fail(OpMsg, msgSizeDigits, ErrMalformed)
 	}
 	if size > p.lim.MaxPayload {
 		return p.fail(OpMsg, "payload over cap", ErrPayloadTooLarge)
@@ -212,7 +212,7 @@ func (p *Parser) hmsg(f *Frame, line []byte, n int) error {
 	size := parseSize(line[ts.start:ts.end])
 	switch {
 	case hdr < 0 || size < 0:
-		return p.fail(OpHMsg, "size not 1 to 9 digits", ErrMalformed)
+		return p.fail(OpHMsg, msgSizeDigits, ErrMalformed)
 	case hdr > size:
 		return p.fail(OpHMsg, "header size over total size", ErrMalformed)
 	case hdr > p.lim.MaxHeader:

@@ -49,7 +49,7 @@ func unanswered(err error) bool {
 	}
 	var ae *jspull.APIError
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, jspull.ErrNoResponders) ||
-		(errors.As(err, &ae) && ae.Code == 503)
+		(errors.As(err, &ae) && ae.Leaderless())
 }
 
 // unansweredKind reports a pull reply that says the consumer has no

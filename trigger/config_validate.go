@@ -1,6 +1,8 @@
 package trigger
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/netip"
 	"strconv"
@@ -388,9 +390,9 @@ func canonicalServerName(s string) bool {
 	return conn.ValidServerName(s) == nil && strings.ToLower(s) == s
 }
 
-// validPin reports whether s is 64 lower-case hex digits.
+// validPin reports whether s is a SHA-256 in lower-case hex (64 digits).
 func validPin(s string) bool {
-	if len(s) != 64 {
+	if len(s) != hex.EncodedLen(sha256.Size) {
 		return false
 	}
 	for i := range len(s) {

@@ -99,22 +99,8 @@ func MatchCredentials(cfg Config, creds []Credential) ([]Credential, error) {
 			vs.add(jsontree.Field(p, "tenant"), RuleCredentialDuplicate)
 			continue
 		}
-		t := cfg.Tenants[ti]
-		ok := true
-		if c.ProviderID != t.ProviderID {
-			vs.add(jsontree.Field(p, "provider_id"), RuleCredentialProvider)
-			ok = false
-		}
-		if c.Destination != t.Destination {
-			vs.add(jsontree.Field(p, "destination"), RuleCredentialDestination)
-			ok = false
-		}
-		if c.Secret.Wiped() {
-			vs.add(jsontree.Field(p, "secret"), RuleCredentialSecret)
-			ok = false
-		}
 		have[ti] = true
-		if ok {
+		if matchTenant(&vs, p, cfg.Tenants[ti], c) {
 			out[ti] = c
 		}
 	}
@@ -127,4 +113,25 @@ func MatchCredentials(cfg Config, creds []Credential) ([]Credential, error) {
 		return nil, &CredentialsError{Violations: vs.list, Truncated: vs.truncated}
 	}
 	return out, nil
+}
+
+// matchTenant adds to vs, under the path p of credential c, each way c
+// does not belong to its configured tenant t: another provider, another
+// destination, a wiped secret. It reports whether c belongs.
+// MatchCredentials and Rotate check a credential with it.
+func matchTenant(vs *violationList, p string, t Tenant, c Credential) bool {
+	ok := true
+	if c.ProviderID != t.ProviderID {
+		vs.add(jsontree.Field(p, "provider_id"), RuleCredentialProvider)
+		ok = false
+	}
+	if c.Destination != t.Destination {
+		vs.add(jsontree.Field(p, "destination"), RuleCredentialDestination)
+		ok = false
+	}
+	if c.Secret.Wiped() {
+		vs.add(jsontree.Field(p, "secret"), RuleCredentialSecret)
+		ok = false
+	}
+	return ok
 }

@@ -66,16 +66,7 @@ func checkRotation(cfg Config, ti int, c Credential) error {
 	if ti < 0 {
 		vs.add(jsontree.Field(p, "tenant"), RuleCredentialUnknownTenant)
 	} else {
-		tc := cfg.Tenants[ti]
-		if c.ProviderID != tc.ProviderID {
-			vs.add(jsontree.Field(p, "provider_id"), RuleCredentialProvider)
-		}
-		if c.Destination != tc.Destination {
-			vs.add(jsontree.Field(p, "destination"), RuleCredentialDestination)
-		}
-	}
-	if c.Secret.Wiped() {
-		vs.add(jsontree.Field(p, "secret"), RuleCredentialSecret)
+		matchTenant(&vs, p, cfg.Tenants[ti], c)
 	}
 	if len(vs.list) > 0 || vs.truncated {
 		return &CredentialsError{Violations: vs.list, Truncated: vs.truncated}

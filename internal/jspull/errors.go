@@ -145,6 +145,14 @@ func (e *APIError) Error() string {
 // Unwrap returns ErrAPI.
 func (e *APIError) Unwrap() error { return ErrAPI }
 
+// codeUnavailable is the code of the API error a cluster answers when the
+// asset's group has no leader (nats-server 2.14.6 JSClusterNotAvailError).
+const codeUnavailable = 503
+
+// Leaderless reports the API error a cluster answers when the asset's
+// group has no leader to answer (code 503, JSClusterNotAvailError).
+func (e *APIError) Leaderless() bool { return e.Code == codeUnavailable }
+
 // ProfileError lists every consumer setting that differs from the profile.
 type ProfileError struct {
 	Mismatches []Mismatch

@@ -57,3 +57,21 @@ func TestSentinelTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIErrorLeaderless: only the cluster's 503 says the asset's group has
+// no leader; other codes, and the 503 error code of another field, do not.
+func TestAPIErrorLeaderless(t *testing.T) {
+	for _, tt := range []struct {
+		e    APIError
+		want bool
+	}{
+		{APIError{Code: 503, ErrCode: 10008}, true},
+		{APIError{Code: 503}, true},
+		{APIError{Code: 500, ErrCode: 10077}, false},
+		{APIError{Code: 400, ErrCode: 503}, false},
+	} {
+		if got := tt.e.Leaderless(); got != tt.want {
+			t.Errorf("%+v.Leaderless() = %v, want %v", tt.e, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package jspull
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/latent-systems/latent-nats/conn"
+)
 
 // Kind classifies the reply to a pull request. Every status nats-server
 // 2.14.6 sends to a pull request has its own Kind; a status outside this
@@ -204,7 +208,7 @@ func statusKind(code int, desc []byte) Kind {
 		}
 	case 409:
 		return status409(desc)
-	case 503:
+	case statusNoResponders:
 		if len(desc) == 0 {
 			return KindNoResponders
 		}
@@ -248,4 +252,16 @@ func status409(desc []byte) Kind {
 // byte.
 func hasSuffixAfter(desc []byte, prefix string) bool {
 	return len(desc) > len(prefix) && string(desc[:len(prefix)]) == prefix
+}
+
+// statusNoResponders is the status the broker answers a request with when
+// nothing listens on its subject (nats-server 2.14.6 client.go), with no
+// description.
+const statusNoResponders = 503
+
+// noResponders reports the broker's answer that nothing listens on a
+// request's subject: status 503, no description and no payload. A pull's
+// reply is classified by statusKind, which names it KindNoResponders.
+func noResponders(rep *conn.Reply) bool {
+	return rep.Status == statusNoResponders && len(rep.Description) == 0 && len(rep.Payload) == 0
 }

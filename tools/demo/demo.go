@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/broker"
 	"github.com/latent-systems/latent-nats/trigger"
 	"github.com/latent-systems/latent-nats/trigger/refhost"
@@ -260,7 +261,7 @@ func runScenario(ctx context.Context, lw *lockedWriter, host *refhost.Host, rt *
 
 	fmt.Fprintf(w, "running the runtime (Run, one goroutine, poll %v, NAK delay %v, max_deliver %d) until every event settles or %v pass:\n",
 		cfg.PollInterval(), time.Duration(nakDelayMS)*time.Millisecond, maxDeliver, limit)
-	fmt.Fprintln(w, "  (times are when each step started; a pull for a delivery still in its NAK delay is held by the broker up to its 100 ms expiry;")
+	fmt.Fprintf(w, "  (times are when each step started; a pull for a delivery still in its NAK delay is held by the broker up to its %v expiry;\n", jspull.RequestExpires)
 	fmt.Fprintln(w, "   an activation's line is written when its instance has closed, before its step's line)")
 	start := time.Now()
 	o := newObserver(w, start, cfg.Bindings, pub)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"strings"
@@ -28,10 +30,6 @@ const (
 	// tenant's bindings (four publish subjects each), so a tenant with many
 	// bindings needs a larger max_control_line or fewer bindings per user.
 	brokerMaxControlLine = 4096
-
-	// sigLen is the length of a CONNECT's nonce signature: an Ed25519
-	// signature in unpadded base64url.
-	sigLen = 86
 )
 
 // tenantCreds holds one tenant's minted users for the length of the run:
@@ -122,7 +120,7 @@ func mintUsers(b minter, cfg trigger.Config) ([]tenantCreds, error) {
 // headers and no-responders on).
 func connectArgLen(jwt string) (int, error) {
 	c := wire.Connect{
-		TLSRequired: true, JWT: jwt, Sig: strings.Repeat("s", sigLen),
+		TLSRequired: true, JWT: jwt, Sig: strings.Repeat("s", sigLen()),
 		Name: trigger.ClientName, Lang: "go", Protocol: 1, Headers: true, NoResponders: true,
 	}
 	out, err := wire.AppendConnect(nil, &c)
@@ -307,3 +305,7 @@ func inspectTenant(ctx context.Context, cfg trigger.Config, ti int, secret *cred
 		}
 	}
 }
+
+// sigLen is the length of a CONNECT's nonce signature: an Ed25519
+// signature in unpadded base64url.
+func sigLen() int { return base64.RawURLEncoding.EncodedLen(ed25519.SignatureSize) }
