@@ -2,11 +2,8 @@ package trigger
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -14,6 +11,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/credential"
+	"github.com/latent-systems/latent-nats/internal/boundedfile"
 	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
 
@@ -504,38 +502,18 @@ func resolve(dir, file string) string {
 	return filepath.Join(dir, file)
 }
 
-// errNotRegular reports a path that is not a regular file.
-var errNotRegular = errors.New("trigger: not a regular file")
-
-// readBounded reads a regular file of at most max bytes. On failure it
-// returns the rule broken (RuleUnreadable or RuleTooLarge) and the cause,
-// and no bytes.
+// readBounded reads a regular file of at most max bytes
+// (internal/boundedfile). On failure it returns the rule broken
+// (RuleUnreadable or RuleTooLarge) and the cause, and no bytes.
 func readBounded(file string, max int64) ([]byte, fs.FileMode, Rule, error) {
-	fh, err := os.Open(file)
-	if err != nil {
+	b, mode, tooLarge, err := boundedfile.Read(file, max)
+	switch {
+	case err != nil:
 		return nil, 0, RuleUnreadable, err
-	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, 0, RuleUnreadable, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, 0, RuleUnreadable, fmt.Errorf("%w: %s", errNotRegular, file)
-	}
-	if st.Size() > max {
+	case tooLarge:
 		return nil, 0, RuleTooLarge, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(fh, max+1))
-	if err != nil {
-		clear(b)
-		return nil, 0, RuleUnreadable, err
-	}
-	if int64(len(b)) > max {
-		clear(b)
-		return nil, 0, RuleTooLarge, nil
-	}
-	return b, st.Mode(), 0, nil
+	return b, mode, 0, nil
 }
 
 // sharedMode reports whether a secret file's mode lets its group or others

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/latent-systems/latent-nats/internal/jsontree"
 )
 
 // Sentinels. ErrInvalidConfig and ErrInvalidCredentials match every
@@ -318,11 +319,7 @@ func quoted(s string) string {
 	if len(s) <= maxQuotedBytes {
 		return strconv.Quote(s)
 	}
-	cut := maxQuotedBytes
-	for cut > maxQuotedBytes-utf8.UTFMax && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+	return strconv.Quote(jsontree.Cut(s, maxQuotedBytes)) + "... (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // Violation is one broken rule at one place. Path is the JSON path of the

@@ -1,6 +1,9 @@
 package jsontree
 
-import "strconv"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // MaxPathKeyBytes bounds the bytes of one key read from input that Key
 // writes into a path; a longer key is cut to this many bytes before it is
@@ -35,8 +38,23 @@ func Key(path, key string) string {
 	if plain {
 		return Field(path, key)
 	}
-	if len(key) > MaxPathKeyBytes {
-		key = key[:MaxPathKeyBytes]
+	return path + "[" + strconv.QuoteToASCII(Cut(key, MaxPathKeyBytes)) + "]"
+}
+
+// Cut returns s cut to at most n bytes, at a rune boundary when the cut
+// would split a valid rune (an invalid byte is cut like any other). The
+// one rule for how much of a string from the input a path or a message
+// quotes.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return path + "[" + strconv.QuoteToASCII(key) + "]"
+	cut := n
+	for cut > n-utf8.UTFMax && cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if !utf8.RuneStart(s[cut]) {
+		cut = n // no rune starts near the cut: not valid UTF-8 there
+	}
+	return s[:cut]
 }

@@ -37,3 +37,27 @@ func TestPath(t *testing.T) {
 		})
 	}
 }
+
+// TestCut: a string within the bound is whole; a longer one is cut at the
+// bound, or before it when the cut would split a rune; bytes that are not
+// UTF-8 are cut at the bound.
+func TestCut(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc"},
+		{"ab€", 4, "ab"}, // € is 3 bytes: cutting at 4 would split it
+		{"a€b", 4, "a€"}, // the cut falls after the rune
+		{"\xff\xfe\xfd\xfc\xfb\xfa", 3, "\xff\xfe\xfd"},
+		{"\x80\x80\x80\x80\x80\x80", 5, "\x80\x80\x80\x80\x80"}, // continuation bytes only
+		{"", 0, ""},
+	}
+	for _, tt := range tests {
+		if got := Cut(tt.s, tt.n); got != tt.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}

@@ -2,12 +2,10 @@ package validate
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/latent-systems/latent-nats/internal/boundedfile"
 	"github.com/latent-systems/latent-nats/trigger"
 )
 
@@ -56,35 +54,17 @@ func credentialsViolations(err error) []Violation {
 	return out
 }
 
-// errNotRegular reports a configuration path that is not a regular file.
-var errNotRegular = errors.New("validate: not a regular file")
-
 // readConfig reads the configuration file, a regular file of at most
-// trigger.MaxConfigBytes. On failure it returns the rule broken
+// trigger.MaxConfigBytes, as trigger reads the credentials file
+// (internal/boundedfile). On failure it returns the rule broken
 // (trigger.RuleUnreadable or trigger.RuleTooLarge) and the cause, and no
 // bytes.
 func readConfig(file string) ([]byte, trigger.Rule, error) {
-	const max = trigger.MaxConfigBytes
-	f, err := os.Open(file)
-	if err != nil {
+	b, _, tooLarge, err := boundedfile.Read(file, trigger.MaxConfigBytes)
+	switch {
+	case err != nil:
 		return nil, trigger.RuleUnreadable, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, trigger.RuleUnreadable, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, trigger.RuleUnreadable, fmt.Errorf("%w: %s", errNotRegular, file)
-	}
-	if st.Size() > max {
-		return nil, trigger.RuleTooLarge, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, trigger.RuleUnreadable, err
-	}
-	if len(b) > max {
+	case tooLarge:
 		return nil, trigger.RuleTooLarge, nil
 	}
 	return b, 0, nil
