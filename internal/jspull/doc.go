@@ -9,7 +9,9 @@
 // It is the runtime's pull layer, internal to the module: package trigger
 // drives it; the tools use its profile check, permission derivation and
 // name rules (tools/provision, tools/deadletter, tools/demo), and the
-// harness (conformance/, tools/peerbench) tests and measures it.
+// harness (conformance/, tools/peerbench) tests and measures it. Its
+// errors read "pull: ...", the layer's name in logs and reports, as they
+// did when the layer was a public package.
 // What it did with a delivery is named in the public package pull
 // ([pull.Action], [pull.AckState]), which trigger's StepReport carries.
 //
