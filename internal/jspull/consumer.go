@@ -192,7 +192,7 @@ func (c *Consumer) Inspect(ctx context.Context, r Requester) (Pending, error) {
 		return Pending{}, fmt.Errorf("pull: inspect: %w", err)
 	}
 	if rep.Status != 0 {
-		if noResponders(&rep) {
+		if noRespondersReply(&rep) {
 			return Pending{}, ErrNoResponders
 		}
 		return Pending{}, &ReplyError{op: opInspect, Err: ErrUnknownStatus}
@@ -308,7 +308,7 @@ func (c *Consumer) Ack(ctx context.Context, r Requester, d *Delivery, cmd Comman
 	case rep.Status == 0 && !rep.Forwarded && len(rep.ReplyTo) == 0 && len(rep.Header) == 0 && len(rep.Payload) == 0:
 		rec.Outcome, rec.Late = receiptOutcome(at, d.AckDeadline)
 		return rec, nil
-	case noResponders(&rep):
+	case noRespondersReply(&rep):
 		rec.Outcome = pull.AckUncertain
 		return rec, &ReceiptError{Err: ErrNoResponders}
 	}

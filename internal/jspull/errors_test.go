@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/latent-systems/latent-nats/acksubject"
+	"github.com/latent-systems/latent-nats/conn"
 )
 
 // TestErrorMessages checks every error's text: prefixed with the package
@@ -72,6 +73,32 @@ func TestAPIErrorLeaderless(t *testing.T) {
 	} {
 		if got := tt.e.Leaderless(); got != tt.want {
 			t.Errorf("%+v.Leaderless() = %v, want %v", tt.e, got, tt.want)
+		}
+	}
+}
+
+// TestReplyStatus: no status is nil; the broker's no-responders answer
+// (503, nothing else) is the caller's noResponders; a 503 with a
+// description and any other status are the caller's unexpected, with the
+// code.
+func TestReplyStatus(t *testing.T) {
+	noResp := errors.New("no responders")
+	unexpected := errors.New("unexpected")
+	tests := []struct {
+		name string
+		rep  conn.Reply
+		want error
+		text string
+	}{
+		{"no status", conn.Reply{Payload: []byte("{}")}, nil, ""},
+		{"no responders", conn.Reply{Status: 503}, noResp, "no responders"},
+		{"503 with a description", conn.Reply{Status: 503, Description: []byte("x")}, unexpected, "unexpected: 503"},
+		{"404", conn.Reply{Status: 404, Description: []byte("No Messages")}, unexpected, "unexpected: 404"},
+	}
+	for _, tt := range tests {
+		err := ReplyStatus(&tt.rep, noResp, unexpected)
+		if !errors.Is(err, tt.want) || tt.want == nil && err != nil || err != nil && err.Error() != tt.text {
+			t.Errorf("%s: ReplyStatus = %v, want %v (%q)", tt.name, err, tt.want, tt.text)
 		}
 	}
 }

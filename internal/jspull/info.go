@@ -15,10 +15,13 @@ const MaxInfoSize = 16384
 // infoResponseType is the "type" of a consumer-info reply.
 const infoResponseType = "io.nats.jetstream.api.v1.consumer_info_response"
 
-// JetStream API error codes (err_code) with their own typed errors.
+// JetStream API error codes (err_code) of nats-server 2.14.6
+// (errors.json): consumer info answers them with their own typed errors
+// (ErrConsumerNotFound, ErrStreamNotFound), and the tools that speak to
+// the JetStream API read them from here.
 const (
-	errCodeConsumerNotFound = 10014
-	errCodeStreamNotFound   = 10059
+	CodeConsumerNotFound = 10014 // JSConsumerNotFoundErr
+	CodeStreamNotFound   = 10059 // JSStreamNotFoundErr
 )
 
 // Pending holds the consumer-info counters of nats-server 2.14.6 and
@@ -753,9 +756,9 @@ func (s *jscan) intArray() (int, error) {
 // infoError maps a decoded API error to this package's errors.
 func (ci *consumerInfo) infoError() error {
 	switch ci.errCode {
-	case errCodeStreamNotFound:
+	case CodeStreamNotFound:
 		return ErrStreamNotFound
-	case errCodeConsumerNotFound:
+	case CodeConsumerNotFound:
 		return ErrConsumerNotFound
 	}
 	return &APIError{Code: int(ci.code), ErrCode: int(ci.errCode)}

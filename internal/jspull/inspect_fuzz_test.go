@@ -210,11 +210,11 @@ func checkAPIError(t *testing.T, body []byte, err error) {
 	}
 	var api *APIError
 	switch ref.Error.ErrCode {
-	case errCodeStreamNotFound:
+	case CodeStreamNotFound:
 		if !errors.Is(err, ErrStreamNotFound) {
 			t.Fatalf("err_code %d gave %v", ref.Error.ErrCode, err)
 		}
-	case errCodeConsumerNotFound:
+	case CodeConsumerNotFound:
 		if !errors.Is(err, ErrConsumerNotFound) {
 			t.Fatalf("err_code %d gave %v", ref.Error.ErrCode, err)
 		}

@@ -1,6 +1,7 @@
 package jspull
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/latent-systems/latent-nats/conn"
@@ -259,9 +260,23 @@ func hasSuffixAfter(desc []byte, prefix string) bool {
 // description.
 const statusNoResponders = 503
 
-// noResponders reports the broker's answer that nothing listens on a
+// noRespondersReply reports the broker's answer that nothing listens on a
 // request's subject: status 503, no description and no payload. A pull's
 // reply is classified by statusKind, which names it KindNoResponders.
-func noResponders(rep *conn.Reply) bool {
+func noRespondersReply(rep *conn.Reply) bool {
 	return rep.Status == statusNoResponders && len(rep.Description) == 0 && len(rep.Payload) == 0
+}
+
+// ReplyStatus maps the status of the reply to a JetStream API request for
+// a caller with errors of its own: no status is nil, the broker's answer
+// that nothing listens (noRespondersReply) is noResponders, and any other
+// status is unexpected, wrapped with the code.
+func ReplyStatus(rep *conn.Reply, noResponders, unexpected error) error {
+	switch {
+	case rep.Status == 0:
+		return nil
+	case noRespondersReply(rep):
+		return noResponders
+	}
+	return fmt.Errorf("%w: %d", unexpected, rep.Status)
 }

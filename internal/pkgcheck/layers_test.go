@@ -55,7 +55,7 @@ func TestModuleLayers(t *testing.T) {
 		"conformance": {nil, "tests against the pinned broker (tests only)"},
 
 		// Tools: above the core, which imports none of them.
-		"tools/broker":                {[]string{"acksubject", "conn", "internal/testpki", jwt, nkeys, "tools/faultproxy"}, "runs the pinned broker with its operator and accounts, and the client CA it may require; a cluster's routes through fault proxies; the name rules from their homes"},
+		"tools/broker":                {[]string{"acksubject", "conn", "internal/jspull", "internal/testpki", jwt, nkeys, "tools/faultproxy"}, "runs the pinned broker with its operator and accounts, and the client CA it may require; a cluster's routes through fault proxies; the name rules and the JetStream API's error codes from their homes"},
 		"tools/broker/brokertest":     {[]string{"tools/broker", "tools/broker/clustertest", "tools/validate", "trigger"}, "the broker or cluster for one test, a cluster waited on until it places; the tools' inputs written for a configuration"},
 		"tools/broker/clustertest":    {[]string{"conn", "credential", "tools/broker"}, "a three-node cluster for tests, waited on through conn"},
 		"tools/broker/cmd/broker":     {[]string{"tools/broker", "tools/provision", "tools/validate", "trigger"}, "the broker command; its runtime creds carry provision's grants for a configuration validate reads"},

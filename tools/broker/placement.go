@@ -5,16 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // The probe of WaitPlacement: a stream no test names, on a subject no
-// test uses, and the error codes of nats-server v2.14.6 it meets
-// (JSClusterNoPeersErrF 10005, JSStreamNotFoundErr 10059).
+// test uses, and the error code of nats-server v2.14.6 it meets
+// (JSClusterNoPeersErrF 10005; a stream not found is
+// jspull.CodeStreamNotFound).
 const (
-	placementProbe       = "LATENT_PLACEMENT_PROBE"
-	placementSubject     = "_latent.placement.probe"
-	errCodeNoPeers       = 10005
-	errCodeStreamMissing = 10059
+	placementProbe   = "LATENT_PLACEMENT_PROBE"
+	placementSubject = "_latent.placement.probe"
+	errCodeNoPeers   = 10005
 )
 
 // ErrNotPlaced is returned by [Cluster.WaitPlacement] when its bound ended
@@ -67,7 +69,7 @@ func (c *Cluster) WaitPlacement(ctx context.Context, r Requester, replicas int) 
 		return fmt.Errorf("broker: deleting the placement probe: %w", err)
 	}
 	var ae *APIError
-	if _, err := decodeAPIReply(reply, streamDeleteType); err != nil && !(errors.As(err, &ae) && ae.ErrCode == errCodeStreamMissing) {
+	if _, err := decodeAPIReply(reply, streamDeleteType); err != nil && !(errors.As(err, &ae) && ae.ErrCode == jspull.CodeStreamNotFound) {
 		return fmt.Errorf("broker: deleting the placement probe: %w", err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/tools/provision"
 )
 
@@ -28,9 +29,6 @@ const MaxReplyBytes = conn.MaxPayloadLimit
 // JetStream API subjects of nats-server 2.14.6 (jetstream_api.go,
 // JSApiMsgGet).
 const msgGetPrefix = "$JS.API.STREAM.MSG.GET."
-
-// statusNoResponders is the status of a request nothing listens to.
-const statusNoResponders = 503
 
 // Client is one connection to a tenant's account with credentials allowed
 // to read streams and to publish to the bindings' subjects: the account
@@ -123,7 +121,7 @@ func (c *Client) msgGet(ctx context.Context, stream string, req msgGetRequest, m
 		return storedJSON{}, false, fmt.Errorf("%w: request: %w", ErrInvalidArgument, err)
 	}
 	err = c.request(ctx, msgGetPrefix+stream, nil, body, func(r conn.Reply) error {
-		if err := replyStatus(r, ErrNoJetStream); err != nil {
+		if err := jspull.ReplyStatus(&r, ErrNoJetStream, ErrUnexpectedStatus); err != nil {
 			return err
 		}
 		var reply struct {
@@ -136,7 +134,7 @@ func (c *Client) msgGet(ctx context.Context, stream string, req msgGetRequest, m
 		switch {
 		case reply.Error != nil && reply.Error.ErrCode == errCodeNoMessageFound:
 			return nil
-		case reply.Error != nil && reply.Error.ErrCode == errCodeStreamNotFound:
+		case reply.Error != nil && reply.Error.ErrCode == jspull.CodeStreamNotFound:
 			return missing
 		case reply.Error != nil:
 			return &APIError{Code: reply.Error.Code, ErrCode: reply.Error.ErrCode}
@@ -147,17 +145,4 @@ func (c *Client) msgGet(ctx context.Context, stream string, req msgGetRequest, m
 		return nil
 	})
 	return m, found, err
-}
-
-// replyStatus maps a reply's status: none is nil, 503 is noResponders,
-// anything else ErrUnexpectedStatus.
-func replyStatus(r conn.Reply, noResponders error) error {
-	switch r.Status {
-	case 0:
-		return nil
-	case statusNoResponders:
-		return noResponders
-	default:
-		return fmt.Errorf("%w: %d", ErrUnexpectedStatus, r.Status)
-	}
 }

@@ -57,12 +57,11 @@ var (
 	ErrAPI = errors.New("deadletter: jetstream api error")
 )
 
-// JetStream API error codes (err_code) this package branches on
-// (nats-server 2.14.6 server/errors.json).
-const (
-	errCodeNoMessageFound = 10037
-	errCodeStreamNotFound = 10059
-)
+// errCodeNoMessageFound is the JetStream API error code (err_code) of a
+// stream that holds no message at the sequence asked for (nats-server
+// 2.14.6 server/errors.json); a stream that does not exist is
+// jspull.CodeStreamNotFound.
+const errCodeNoMessageFound = 10037
 
 // APIError is a JetStream API error reply other than the ones this package
 // maps to a sentinel. The broker's description text is not kept.

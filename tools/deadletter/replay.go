@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 	"github.com/latent-systems/latent-nats/internal/wire"
 	"github.com/latent-systems/latent-nats/parser"
 )
@@ -128,7 +129,7 @@ func (c *Client) Replay(ctx context.Context, m Message, opts ReplayOptions) (Rep
 	}
 	var out Replayed
 	err = c.request(ctx, m.Subject, header, m.Data, func(r conn.Reply) error {
-		if err := replyStatus(r, ErrNoStream); err != nil {
+		if err := jspull.ReplyStatus(&r, ErrNoStream, ErrUnexpectedStatus); err != nil {
 			return err
 		}
 		var ack pubAckJSON

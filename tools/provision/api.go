@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // JetStream API subjects of nats-server 2.14.6 (server/jetstream_api.go:
@@ -19,9 +20,6 @@ const (
 	consumerCreatePrefix = "$JS.API.CONSUMER.CREATE."
 	consumerInfoPrefix   = "$JS.API.CONSUMER.INFO."
 )
-
-// statusNoResponders is the status of a request nothing listens to.
-const statusNoResponders = 503
 
 // consumerActionCreate makes a consumer-create request fail (10148) rather
 // than update a consumer that exists with another configuration.
@@ -81,7 +79,7 @@ type consumerCreateRequest struct {
 // payload into v, leniently: unknown fields are ignored. A 503 is
 // ErrNoJetStream.
 func replyJSON(r conn.Reply, v any) error {
-	if err := replyStatus(r, ErrNoJetStream); err != nil {
+	if err := jspull.ReplyStatus(&r, ErrNoJetStream, ErrUnexpectedStatus); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(r.Payload, v); err != nil {
@@ -90,22 +88,13 @@ func replyJSON(r conn.Reply, v any) error {
 	return nil
 }
 
-// replyStatus maps a reply's status: none is nil, 503 is noResponders,
-// anything else ErrUnexpectedStatus.
-func replyStatus(r conn.Reply, noResponders error) error {
-	switch r.Status {
-	case 0:
-		return nil
-	case statusNoResponders:
-		return noResponders
-	default:
-		return fmt.Errorf("%w: %d", ErrUnexpectedStatus, r.Status)
-	}
-}
-
-// strictJSON decodes exactly one JSON object from b into v, refusing
-// unknown fields and trailing data.
-func strictJSON(b []byte, v any) error {
+// closedJSON decodes exactly one JSON object from b into v, refusing
+// unknown fields and trailing data. It is encoding/json under those two
+// refusals (keys matched without case, a repeated key's last value kept,
+// invalid UTF-8 replaced), for the broker's replies to this tool's own
+// requests; what the runtime reads from an operator or the broker goes
+// through internal/jsonlex's stricter lexer.
+func closedJSON(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -183,7 +183,7 @@ func TestAgainstBroker(t *testing.T) {
 		if diff := cmp.Diff(want, outcomes(rep)); diff != "" {
 			t.Errorf("assert run (-want +got):\n%s", diff)
 		}
-		if st := snapshotStream(t, adminClient(t, b, "acme"), "ABSENT"); st.Error == nil || st.Error.ErrCode != errCodeStreamNotFound {
+		if st := snapshotStream(t, adminClient(t, b, "acme"), "ABSENT"); st.Error == nil || st.Error.ErrCode != jspull.CodeStreamNotFound {
 			t.Errorf("stream ABSENT exists after an assert run: %+v", st)
 		}
 	})

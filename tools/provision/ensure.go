@@ -24,7 +24,7 @@ const (
 	fieldReplicas  = "num_replicas"
 	fieldRePublish = "republish"
 	gotNone        = "none"
-	streamNotFound = errCodeStreamNotFound
+	streamNotFound = jspull.CodeStreamNotFound
 )
 
 // streamState is what this package knows of an existing stream.

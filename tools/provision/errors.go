@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // Sentinels. Match them with errors.Is. No message carries broker text,
@@ -81,7 +82,6 @@ func isPermission(err error) bool {
 // JetStream API error codes (err_code) this package names. Their
 // descriptions are this package's own words, not the broker's text.
 const (
-	errCodeConsumerNotFound    = 10014
 	errCodeInsufficientRes     = 10023
 	errCodeMaxConsumers        = 10026
 	errCodeMaxStreams          = 10027
@@ -89,7 +89,6 @@ const (
 	errCodeStreamConfig        = 10052
 	errCodeMsgTooLarge         = 10054
 	errCodeStreamExists        = 10058
-	errCodeStreamNotFound      = 10059
 	errCodeSubjectsOverlap     = 10065
 	errCodeStoreFailed         = 10077
 	errCodeFilterNotSubset     = 10093
@@ -122,7 +121,7 @@ func (e *APIError) Unwrap() error { return ErrAPI }
 // code, "" for a code it does not name.
 func describeErrCode(code int) string {
 	switch code {
-	case errCodeConsumerNotFound:
+	case jspull.CodeConsumerNotFound:
 		return "consumer not found"
 	case errCodeInsufficientRes:
 		return "insufficient jetstream resources for the account"
@@ -138,7 +137,7 @@ func describeErrCode(code int) string {
 		return "message larger than the stream's max_msg_size"
 	case errCodeStreamExists:
 		return "a stream of this name exists with another configuration"
-	case errCodeStreamNotFound:
+	case jspull.CodeStreamNotFound:
 		return "stream not found"
 	case errCodeSubjectsOverlap:
 		return "the stream's subjects overlap another stream's"

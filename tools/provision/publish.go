@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/latent-systems/latent-nats/conn"
+	"github.com/latent-systems/latent-nats/internal/jspull"
 )
 
 // PubAck is the broker's acknowledgement of a JetStream publish: the stream
@@ -56,11 +57,11 @@ func (c *Client) Publish(ctx context.Context, subject string, payload []byte) (P
 
 // parsePubAck verifies a publish acknowledgement.
 func parsePubAck(r conn.Reply) (PubAck, error) {
-	if err := replyStatus(r, ErrNoStream); err != nil {
+	if err := jspull.ReplyStatus(&r, ErrNoStream, ErrUnexpectedStatus); err != nil {
 		return PubAck{}, err
 	}
 	var j pubAckJSON
-	if err := strictJSON(r.Payload, &j); err != nil {
+	if err := closedJSON(r.Payload, &j); err != nil {
 		return PubAck{}, err
 	}
 	if err := j.Error.err(); err != nil {

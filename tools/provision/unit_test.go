@@ -245,9 +245,9 @@ func TestAPIErrorHidesBrokerText(t *testing.T) {
 
 func TestDescribeErrCode(t *testing.T) {
 	for _, code := range []int{
-		errCodeConsumerNotFound, errCodeInsufficientRes, errCodeMaxConsumers, errCodeMaxStreams,
+		jspull.CodeConsumerNotFound, errCodeInsufficientRes, errCodeMaxConsumers, errCodeMaxStreams,
 		errCodeNotEnabled, errCodeStreamConfig, errCodeMsgTooLarge, errCodeStreamExists,
-		errCodeStreamNotFound, errCodeSubjectsOverlap, errCodeStoreFailed, errCodeFilterNotSubset,
+		jspull.CodeStreamNotFound, errCodeSubjectsOverlap, errCodeStoreFailed, errCodeFilterNotSubset,
 		errCodeWQConsumerNotUnique, errCodeMaxBytesRequired, errCodeConsumerExists,
 	} {
 		if describeErrCode(code) == "" {
