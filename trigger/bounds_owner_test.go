@@ -44,7 +44,10 @@ func TestDocumentedBounds(t *testing.T) {
 		{"minPayloadBytes", minPayloadBytes, 1},
 		{"MaxMaxDeliver", MaxMaxDeliver, 16},
 		{"minMaxDeliver", minMaxDeliver, 1},
+		{"minOperationTimeoutMS", minOperationTimeoutMS, 100},
+		{"maxOperationTimeoutMS", maxOperationTimeoutMS, 10_000},
 		{"AckWaitMarginMS", AckWaitMarginMS, 1_000},
+		{"maxAckWaitMS", maxAckWaitMS, 60_000},
 		{"MinNakDelayMS", MinNakDelayMS, 100},
 		{"maxNakDelayMS", maxNakDelayMS, 10_000},
 	}

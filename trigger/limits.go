@@ -51,8 +51,9 @@ const (
 	maxHeaderBytes = conn.MaxReadHeader
 
 	// minOperationTimeoutMS and maxOperationTimeoutMS bound
-	// Binding.OperationTimeoutMS, the one original deadline of a delivery:
-	// jspull.MinOpTimeout and jspull.MaxOpTimeout.
+	// Binding.OperationTimeoutMS, the one original deadline of a delivery,
+	// 100 to 10,000: the pull layer's bounds (internal/jspull's
+	// MinOpTimeout and MaxOpTimeout).
 	minOperationTimeoutMS = int(jspull.MinOpTimeout / time.Millisecond)
 	maxOperationTimeoutMS = int(jspull.MaxOpTimeout / time.Millisecond)
 
@@ -72,8 +73,8 @@ const (
 	MaxMaxDeliver = jspull.MaxMaxDeliver
 
 	// AckWaitMarginMS, 1,000, is how much Binding.AckWaitMS must exceed
-	// the binding's OperationTimeoutMS at least; maxAckWaitMS is its most
-	// (internal/jspull's AckWaitMargin and MaxAckWait).
+	// the binding's OperationTimeoutMS at least; maxAckWaitMS, 60,000, is
+	// its most (internal/jspull's AckWaitMargin and MaxAckWait).
 	AckWaitMarginMS = int(jspull.AckWaitMargin / time.Millisecond)
 	maxAckWaitMS    = int(jspull.MaxAckWait / time.Millisecond)
 

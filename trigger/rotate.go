@@ -65,6 +65,9 @@ func checkRotation(cfg Config, ti int, c Credential) error {
 	const p = "credential"
 	if ti < 0 {
 		vs.add(jsontree.Field(p, "tenant"), RuleCredentialUnknownTenant)
+		if c.Secret.Wiped() {
+			vs.add(jsontree.Field(p, "secret"), RuleCredentialSecret)
+		}
 	} else {
 		matchTenant(&vs, p, cfg.Tenants[ti], c)
 	}

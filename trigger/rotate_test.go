@@ -168,6 +168,8 @@ func TestRotateRefused(t *testing.T) {
 	}{
 		{"unknown tenant", func(c *Credential) { c.Tenant = "nobody"; c.Secret = fresh },
 			[]Violation{{"credential.tenant", RuleCredentialUnknownTenant}}},
+		{"unknown tenant, no secret", func(c *Credential) { c.Tenant = "nobody"; c.Secret = nil },
+			[]Violation{{"credential.tenant", RuleCredentialUnknownTenant}, {"credential.secret", RuleCredentialSecret}}},
 		{"other provider", func(c *Credential) { c.ProviderID = "other"; c.Secret = fresh },
 			[]Violation{{"credential.provider_id", RuleCredentialProvider}}},
 		{"other tenant's destination", func(c *Credential) { c.Destination = r.creds[1].Destination; c.Secret = fresh },

@@ -2,14 +2,15 @@ package boundedfile
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 )
 
 // ErrNotRegular reports a path that is not a regular file (a directory, a
-// device, a pipe): nothing is read from it.
+// device, a pipe): nothing is read from it. Read returns it in an
+// *fs.PathError, as os reports a file it cannot read ("read <path>: not a
+// regular file").
 var ErrNotRegular = errors.New("not a regular file")
 
 // Read reads the regular file at path if it holds at most max bytes. It
@@ -28,7 +29,7 @@ func Read(path string, max int64) (b []byte, mode fs.FileMode, tooLarge bool, er
 		return nil, 0, false, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, 0, false, fmt.Errorf("%w: %s", ErrNotRegular, path)
+		return nil, 0, false, &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
 	}
 	if st.Size() > max {
 		return nil, 0, true, nil

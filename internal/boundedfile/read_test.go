@@ -39,3 +39,13 @@ func TestRead(t *testing.T) {
 		t.Errorf("Read(missing) = %v; want fs.ErrNotExist", err)
 	}
 }
+
+// TestNotRegularText: the refusal of a directory reads as os's errors do,
+// with the operation and the path.
+func TestNotRegularText(t *testing.T) {
+	dir := t.TempDir()
+	_, _, _, err := Read(dir, 1)
+	if want := "read " + dir + ": not a regular file"; err == nil || err.Error() != want {
+		t.Errorf("Read(dir) = %v, want %q", err, want)
+	}
+}

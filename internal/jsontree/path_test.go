@@ -54,6 +54,9 @@ func TestCut(t *testing.T) {
 		{"\xff\xfe\xfd\xfc\xfb\xfa", 3, "\xff\xfe\xfd"},
 		{"\x80\x80\x80\x80\x80\x80", 5, "\x80\x80\x80\x80\x80"}, // continuation bytes only
 		{"", 0, ""},
+		{"\xf0\x9f\x98\x80\x80", 4, "\xf0\x9f\x98\x80"}, // a whole emoji, then a stray byte
+		{"ab\xc3\xa9\x80\x80", 5, "ab\xc3\xa9\x80"},     // é kept, the stray byte cut like any other
+		{"ab\xff\x80\x80", 4, "ab\xff\x80"},             // no valid rune at the cut
 	}
 	for _, tt := range tests {
 		if got := Cut(tt.s, tt.n); got != tt.want {

@@ -16,7 +16,7 @@ var (
 	ErrInvalidArgument = errors.New("deadletter: invalid argument")
 	// ErrNoJetStream reports a broker or account without JetStream: the
 	// server's INFO did not announce it, or a JetStream API request found
-	// no responder (status 503).
+	// no responder (a bare status 503: no description, no payload).
 	ErrNoJetStream = errors.New("deadletter: jetstream not available")
 	// ErrNoCapture reports an account without the dead-letter capture
 	// stream (provision.DeadLetterStream): nothing kept the broker's
@@ -29,8 +29,8 @@ var (
 	// stream removed it when it was terminated, a limit removed it, or
 	// its copy aged out or was never made.
 	ErrGone = errors.New("deadletter: message held neither by its stream nor by the copy capture")
-	// ErrNoStream reports a replay that no stream captured (status 503):
-	// nothing was stored.
+	// ErrNoStream reports a replay that no stream captured (a bare status
+	// 503): nothing was stored.
 	ErrNoStream = errors.New("deadletter: no stream captures the subject")
 	// ErrHeaderNotReplayable reports a header field of the message that
 	// this client cannot send as it is (a value holding a space or a

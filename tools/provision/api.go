@@ -76,8 +76,8 @@ type consumerCreateRequest struct {
 }
 
 // replyJSON checks that r is a plain reply (no status) and decodes its
-// payload into v, leniently: unknown fields are ignored. A 503 is
-// ErrNoJetStream.
+// payload into v, leniently: unknown fields are ignored. A bare 503 (no
+// description, no payload: nothing listens) is ErrNoJetStream.
 func replyJSON(r conn.Reply, v any) error {
 	if err := jspull.ReplyStatus(&r, ErrNoJetStream, ErrUnexpectedStatus); err != nil {
 		return err

@@ -22,10 +22,10 @@ var (
 	ErrInvalidOptions = errors.New("provision: invalid options")
 	// ErrNoJetStream reports a broker or account without JetStream: the
 	// server's INFO did not announce it, or a JetStream API request found
-	// no responder (status 503).
+	// no responder (a bare status 503: no description, no payload).
 	ErrNoJetStream = errors.New("provision: jetstream not available")
-	// ErrNoStream reports a publish that no stream captured (status 503):
-	// nothing stored it.
+	// ErrNoStream reports a publish that no stream captured (a bare status
+	// 503): nothing stored it.
 	ErrNoStream = errors.New("provision: no stream captures the subject")
 	// ErrMalformedReply reports a JetStream API reply or publish
 	// acknowledgement that is not the JSON nats-server 2.14.6 sends.
