@@ -3,6 +3,7 @@ package jsontree
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestPath(t *testing.T) {
@@ -63,4 +64,27 @@ func TestCut(t *testing.T) {
 			t.Errorf("Cut(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
 		}
 	}
+}
+
+// FuzzCut: the cut is a prefix of the input of at most n bytes, keeps
+// valid UTF-8 valid, and gives up fewer than utf8.UTFMax bytes of the bound.
+func FuzzCut(f *testing.F) {
+	for _, s := range []string{"", "abc", "ab€", "\xf0\x9f\x98\x80\x80", "\xff\x80\x80", strings.Repeat("é", 40)} {
+		f.Add(s, 4)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || n > 1<<10 {
+			return
+		}
+		got := Cut(s, n)
+		if !strings.HasPrefix(s, got) || len(got) > n {
+			t.Fatalf("Cut(%q, %d) = %q: not a prefix of at most %d bytes", s, n, got, n)
+		}
+		if len(s) > n && len(got) <= n-utf8.UTFMax {
+			t.Fatalf("Cut(%q, %d) = %q: gave up %d bytes", s, n, got, n-len(got))
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("Cut(%q, %d) = %q: split a rune", s, n, got)
+		}
+	})
 }
