@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latent-systems/latent-nats/internal/wire"
 )
 
 // infoOfLen returns an INFO line of exactly n bytes, CRLF included.
@@ -188,5 +189,14 @@ func TestBufferSize(t *testing.T) {
 		if got := tt.lim.BufferSize(); got != tt.want {
 			t.Errorf("%+v: got %d, want %d", tt.lim, got, tt.want)
 		}
+	}
+}
+
+// TestSizeDigitsMatchWire: the longest size token this parser reads is
+// the one the encoder writes at most (internal/wire's MaxSize), so what
+// this client publishes it can read back.
+func TestSizeDigitsMatchWire(t *testing.T) {
+	if n := len(strconv.Itoa(wire.MaxSize)); n != maxSizeDigits {
+		t.Errorf("wire.MaxSize has %d digits, parser reads %d", n, maxSizeDigits)
 	}
 }

@@ -17,6 +17,8 @@ const (
 	// back.
 	MaxOutboundHeader = 8192
 
-	// maxSize is the largest size the server parses (9 digits).
-	maxSize = 999_999_999
+	// MaxSize is the largest size the server parses (9 digits), the size
+	// token this package writes at most; parser reads at most as many
+	// digits (its tests hold the two together).
+	MaxSize = 999_999_999
 )

@@ -92,7 +92,7 @@ func checkPub[S, R Text](op string, subject S, reply R, size, maxPayload int) er
 	if maxPayload <= 0 {
 		return fail(op, "max payload", "not positive", ErrInvalidMaxPayload)
 	}
-	if size > maxPayload || size > maxSize {
+	if size > maxPayload || size > MaxSize {
 		return fail(op, "payload", "over the maximum", ErrPayloadTooLarge)
 	}
 	return nil
