@@ -100,7 +100,7 @@ func MatchCredentials(cfg Config, creds []Credential) ([]Credential, error) {
 			continue
 		}
 		have[ti] = true
-		if matchTenant(&vs, p, cfg.Tenants[ti], c) {
+		if matchTenant(&vs, p, &cfg.Tenants[ti], c) {
 			out[ti] = c
 		}
 	}
@@ -117,15 +117,16 @@ func MatchCredentials(cfg Config, creds []Credential) ([]Credential, error) {
 
 // matchTenant adds to vs, under the path p of credential c, each way c
 // does not belong to its configured tenant t: another provider, another
-// destination, a wiped secret. It reports whether c belongs.
+// destination, a wiped secret (t nil: no tenant is configured for it, and
+// only its secret is checked). It reports whether c belongs.
 // MatchCredentials and Rotate check a credential with it.
-func matchTenant(vs *violationList, p string, t Tenant, c Credential) bool {
-	ok := true
-	if c.ProviderID != t.ProviderID {
+func matchTenant(vs *violationList, p string, t *Tenant, c Credential) bool {
+	ok := t != nil
+	if t != nil && c.ProviderID != t.ProviderID {
 		vs.add(jsontree.Field(p, "provider_id"), RuleCredentialProvider)
 		ok = false
 	}
-	if c.Destination != t.Destination {
+	if t != nil && c.Destination != t.Destination {
 		vs.add(jsontree.Field(p, "destination"), RuleCredentialDestination)
 		ok = false
 	}

@@ -63,14 +63,13 @@ func (t *Triggers) Rotate(c Credential) error {
 func checkRotation(cfg Config, ti int, c Credential) error {
 	var vs violationList
 	const p = "credential"
+	var t *Tenant
 	if ti < 0 {
 		vs.add(jsontree.Field(p, "tenant"), RuleCredentialUnknownTenant)
-		if c.Secret.Wiped() {
-			vs.add(jsontree.Field(p, "secret"), RuleCredentialSecret)
-		}
 	} else {
-		matchTenant(&vs, p, cfg.Tenants[ti], c)
+		t = &cfg.Tenants[ti]
 	}
+	matchTenant(&vs, p, t, c)
 	if len(vs.list) > 0 || vs.truncated {
 		return &CredentialsError{Violations: vs.list, Truncated: vs.truncated}
 	}

@@ -274,7 +274,7 @@ func (l *Ledger) sortLeft(cv ConsumerView) leftSorted {
 // l.mu is held.
 func (l *Ledger) retryOwed(binding string, last Delivery) bool {
 	s := ranAndSettled(last, pull.ActionNak)
-	return s != nil && verified(s.Ack) && last.Delivered < l.maxDeliver[binding] && last.Kills < l.kills
+	return s != nil && s.Ack.Verified() && last.Delivered < l.maxDeliver[binding] && last.Kills < l.kills
 }
 
 // exhausted reports whether last, a binding's last delivery of a message,
@@ -299,7 +299,7 @@ func (l *Ledger) exhausted(binding string, last Delivery) bool {
 // max_deliver, say) is not.
 func settledVerified(d Delivery) bool {
 	s := ranAndSettled(d, pull.ActionAck, pull.ActionTerm, pull.ActionExhausted)
-	return s != nil && verified(s.Ack)
+	return s != nil && s.Ack.Verified()
 }
 
 // ranAndSettled returns d's settlement when the function ran on d and the
@@ -309,12 +309,6 @@ func ranAndSettled(d Delivery, actions ...pull.Action) *Settlement {
 		return nil
 	}
 	return d.Settled
-}
-
-// verified reports an acknowledgement the broker's receipt verified, in
-// time or late.
-func verified(a pull.AckState) bool {
-	return a == pull.AckVerified || a == pull.AckVerifiedLate
 }
 
 // Settled reports whether a consumer's view shows everything settled:
@@ -386,13 +380,13 @@ func (v Verdict) String() string {
 		}
 	}
 	if len(v.DroppedRetries) > 0 {
-		fmt.Fprintf(&b, "\nretries dropped (the NAK verified, then a kill; the consumer holds nothing pending or awaiting an ack, so owes no redelivery: the broker forgot the retry, or its redeliveries up to max_deliver never reached the runtime):")
+		b.WriteString("\nretries dropped (the NAK verified, then a kill; the consumer holds nothing pending or awaiting an ack, so owes no redelivery: the broker forgot the retry, or its redeliveries up to max_deliver never reached the runtime):")
 		for _, m := range v.DroppedRetries {
 			fmt.Fprintf(&b, "\ndropped: %v", m)
 		}
 	}
 	if len(v.GivenUp) > 0 {
-		fmt.Fprintf(&b, "\ngiven up at max_deliver (the link lost the last TERM; the broker gave up on its own and the work-queue stream keeps the message: a dead letter):")
+		b.WriteString("\ngiven up at max_deliver (the link lost the last TERM; the broker gave up on its own and the work-queue stream keeps the message: a dead letter):")
 		for _, m := range v.GivenUp {
 			fmt.Fprintf(&b, "\ngiven up: %v", m)
 		}
